@@ -114,7 +114,7 @@ func Render(items []Item, opt Options) (*image.NRGBA, error) {
 				}
 			}
 		}
-		normals := vertexNormals(verts, it.Mesh.Tris)
+		normals := mesh.VertexNormals(&mesh.Mesh{Verts: verts, Tris: it.Mesh.Tris}, nil)
 		base := it.Color
 		if base == (color.NRGBA{}) {
 			base = color.NRGBA{200, 200, 205, 255}
@@ -197,21 +197,6 @@ func frame(box geom.Box, v View, fovy, aspect float64) (eye, target geom.Vec3) {
 		d = 1
 	}
 	return target.Add(dir.Scale(d)), target
-}
-
-// vertexNormals returns area-weighted vertex normals.
-func vertexNormals(verts []geom.Vec3, tris [][3]int32) []geom.Vec3 {
-	n := make([]geom.Vec3, len(verts))
-	for _, t := range tris {
-		fn := geom.TriangleNormal(verts[t[0]], verts[t[1]], verts[t[2]])
-		for _, v := range t {
-			n[v] = n[v].Add(fn)
-		}
-	}
-	for i := range n {
-		n[i] = n[i].Unit()
-	}
-	return n
 }
 
 // shader is a two-sided key/fill/rim light model that brings out folds.
