@@ -1,0 +1,30 @@
+// Package motion reads and writes BVH motion capture, converts it to
+// skeletal clips (a skel.Skeleton plus one skel.Pose per frame), renames
+// joints with name maps, resamples and trims clips, and retargets a clip
+// onto a rig with another rest pose and proportions.
+//
+// Conventions:
+//   - A BVH value is the file as written: offsets and position channels in
+//     file units, rotation channels in degrees, joints in depth-first file
+//     order with the root at index 0. Read and Write round-trip it bit for
+//     bit (numbers are written with strconv 'g', -1).
+//   - A Clip is in metres and radians, +Y up (the CMU convention too).
+//     BVH.Clip takes the length of a file unit in metres (CMUUnit for the
+//     CMU database). Rest orientations are the identity, rest translations
+//     are the offsets, and every End Site becomes an extra leaf joint named
+//     parent + "_end" (EndSuffix) so that end bones have a direction.
+//   - BVH Euler channels are intrinsic rotations in listed order:
+//     "Zrotation Yrotation Xrotation" means R = Rz·Ry·Rx. The root's
+//     position channels give Pose.Root = (P − OFFSET)·unit.
+//   - Frame f of a clip is at time f/FPS; Duration = (frames−1)/FPS.
+//     CMU files start with an added T-pose frame (see DropTPose).
+//   - Errors: malformed input gives a *ParseError "file:line: message";
+//     inconsistent values an error wrapping ErrInvalid; joints that a strict
+//     rename or retarget cannot place an *UnknownJointsError listing them.
+//     Read never panics on any input (fuzzed) and caps counts (MaxJoints,
+//     MaxFrames, MaxValues).
+//   - Functions return new values and do not modify their inputs, except
+//     BVH.RenameJoints; Clips returned by Resample, Rename and Retarget may
+//     share the source skeleton. All functions are safe for concurrent use
+//     on distinct values.
+package motion

@@ -1,0 +1,84 @@
+package motion
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// truncateFrames keeps the hierarchy and the first n frame lines of a BVH
+// file, fixing the Frames: count, so real files fuzz quickly.
+func truncateFrames(data string, n int) string {
+	i := strings.Index(data, "Frame Time:")
+	if i < 0 {
+		return data
+	}
+	head, rest, _ := strings.Cut(data[i:], "\n")
+	lines := strings.SplitN(rest, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	pre := data[:i]
+	if k := strings.LastIndex(pre, "Frames:"); k >= 0 {
+		pre = pre[:k] + "Frames: " + itoa(len(lines)) + "\n"
+	}
+	return pre + head + "\n" + strings.Join(lines, "\n") + "\n"
+}
+
+func itoa(n int) string { return formatG(float64(n)) }
+
+func FuzzRead(f *testing.F) {
+	f.Add(mixed)
+	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Xposition Yposition Zrotation\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3\n")
+	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 2\nFrame Time: 1e-3\n90\n-90\n")
+	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT B\n\t{\n\tOFFSET 0 1 0\n}\nMOTION\n")
+	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nROOT B\n{\n}\n")
+	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, "mocap/cmu/*.bvh"))
+		for _, p := range files {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(truncateFrames(string(data), 20))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		b, err := Read(strings.NewReader(in), "fuzz.bvh")
+		if err != nil {
+			return
+		}
+		if err := b.Validate(); err != nil {
+			t.Fatalf("Read result fails Validate: %v", err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, b); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		c, err := Read(&buf, "rewritten.bvh")
+		if err != nil {
+			t.Fatalf("re-read: %v\n%s", err, buf.String())
+		}
+		if d := sameBVH(b, c); d != "" {
+			t.Fatalf("round trip differs: %s", d)
+		}
+		// Conversion must not panic either.
+		if cl, err := b.Clip(CMUUnit); err == nil {
+			if _, err := cl.BVH(OrderZXY, CMUUnit); err != nil {
+				t.Fatalf("Clip.BVH: %v", err)
+			}
+		}
+	})
+}
+
+func TestTruncateFrames(t *testing.T) {
+	dir := assets(t)
+	data, err := os.ReadFile(filepath.Join(dir, "mocap/cmu/02_01_walk.bvh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Read(strings.NewReader(truncateFrames(string(data), 20)), "t.bvh")
+	if err != nil || len(b.Frames) != 20 {
+		t.Fatalf("truncated seed: %v", err)
+	}
+}
