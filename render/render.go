@@ -188,11 +188,14 @@ func frame(box geom.Box, v View, fovy, aspect float64) (eye, target geom.Vec3) {
 	default:
 		dir = geom.V(0, 0, 1)
 	}
-	// Half extents seen by the camera (a conservative horizontal extent).
+	// Half extents seen by the camera: the horizontal extent across the
+	// view direction, and half the depth along it added to the distance.
+	across := math.Abs(s.X*dir.Z) + math.Abs(s.Z*dir.X)
+	depth := math.Abs(s.X*dir.X) + math.Abs(s.Z*dir.Z)
 	halfH := s.Y / 2
-	halfW := math.Max(s.X, s.Z) / 2
+	halfW := across / 2
 	t := math.Tan(fovy * math.Pi / 360)
-	d := math.Max(halfH/t, halfW/(t*aspect))*1.08 + math.Max(s.X, s.Z)/2
+	d := math.Max(halfH/t, halfW/(t*aspect))*1.08 + depth/2
 	if d <= 0 || math.IsNaN(d) {
 		d = 1
 	}

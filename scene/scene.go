@@ -1,0 +1,438 @@
+package scene
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/motion"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// Scene is a character wearing garments, driven by a clip on its skeleton.
+type Scene struct {
+	Character *character.Character
+	Garments  []*character.Garment
+	// Clip is on Character.Skeleton, grounded (the floor is y = 0).
+	Clip *motion.Clip
+	// Notes says what loading did that a user should know (frames dropped,
+	// resampling, grounding offset).
+	Notes []string
+
+	track  geom.Vec3 // render tracking box size (lazily computed)
+	trackY float64
+}
+
+// Spec names the inputs of a scene. Empty fields take defaults: no
+// Character means the procedural mannequin; no Garments with the procedural
+// mannequin means its shirt and trousers; no Motion means the procedural
+// walk (only for the procedural mannequin, whose rig it was made for, or any
+// rig with the same joint names).
+type Spec struct {
+	// Character is a MakeHuman asset folder (with body/base.obj and rigs/),
+	// a base.obj file (rigs/ beside its folder), or a skinned .glb/.gltf.
+	Character string
+	// Rig picks the MakeHuman skeleton: "cmu_mb" (default) or "default", or
+	// a path to a .mhskel.
+	Rig string
+	// Garments are .mhclo files, or garment names in the MakeHuman folder's
+	// clothes/ (e.g. "male_casualsuit02").
+	Garments []string
+	// Motion is a .bvh file, or the name of a procedural clip (walk,
+	// arm-raise, ...) for the procedural mannequin.
+	Motion string
+	// NameMap renames the clip's joints before matching them to the rig:
+	// "" (none), "cmu-max" (3ds Max names of the CMU clips), or a map file
+	// ("from to" per line, or JSON).
+	NameMap string
+	// FPS resamples the clip; 0 keeps its own rate.
+	FPS float64
+	// Start and End trim the clip to frames [Start, End) after resampling;
+	// End 0 means the last frame.
+	Start, End int
+	// KeepFirstFrame keeps a leading T-pose frame, which is otherwise
+	// dropped when detected (CMU clips start with one).
+	KeepFirstFrame bool
+	// Ground selects grounding; the zero value is GroundClip.
+	Ground Ground
+	// Seconds is the length of a procedural clip (0 means 4 s); FPS also
+	// applies (0 means 30 for procedural clips).
+	Seconds float64
+	// Resolution scales the procedural garments (approximate total
+	// vertex count; 0 means the default).
+	Resolution int
+}
+
+// Ground selects how a clip is put on the floor.
+type Ground int
+
+// The grounding modes:
+//   - GroundContact (the default) first shifts the clip like GroundClip, then
+//     treats frames whose lowest body point is within ContactHeight of the
+//     floor as in contact and moves them onto it, interpolating the correction
+//     across airborne frames and smoothing it over ±SmoothSeconds so the root
+//     path stays smooth. Retargeting onto other leg proportions leaves a walk's
+//     supporting foot hovering or sinking by a few centimetres; this removes
+//     that while jumps stay jumps.
+//   - GroundClip shifts the whole clip by one vertical offset so its lowest
+//     skinned body point over all frames touches the floor.
+//   - GroundFrame puts the lowest point on the floor in every frame (glued).
+//   - GroundNone keeps the root path as retargeted.
+const (
+	GroundContact Ground = iota
+	GroundClip
+	GroundFrame
+	GroundNone
+)
+
+// Contact grounding parameters (see GroundContact).
+const (
+	ContactHeight = 0.10 // m
+	SmoothSeconds = 0.05 // s
+)
+
+// Load builds a scene from spec.
+func Load(spec Spec) (*Scene, error) {
+	if spec.Character == "" {
+		return loadProcedural(spec)
+	}
+	s := &Scene{}
+	ch, mhDir, err := loadCharacter(spec)
+	if err != nil {
+		return nil, err
+	}
+	s.Character = ch
+	for _, g := range spec.Garments {
+		path := g
+		if !strings.HasSuffix(strings.ToLower(g), ".mhclo") && !strings.HasSuffix(strings.ToLower(g), ".proxy") {
+			if mhDir == "" {
+				return nil, fmt.Errorf("garment %q: not a .mhclo file, and the character is not a MakeHuman folder to look it up in", g)
+			}
+			if path, err = character.FindGarment(mhDir, g); err != nil {
+				return nil, err
+			}
+		}
+		if ch.Base == nil {
+			return nil, fmt.Errorf("%s: MakeHuman garments need a MakeHuman character (its base mesh)", path)
+		}
+		gar, err := ch.LoadGarment(path)
+		if err != nil {
+			return nil, err
+		}
+		s.Garments = append(s.Garments, gar)
+	}
+	if spec.Motion == "" {
+		s.Clip, err = proceduralClip(ch.Skeleton, "walk", spec)
+		if err != nil {
+			return nil, fmt.Errorf("no --motion given and the procedural walk does not fit this rig: %w", err)
+		}
+		s.Notes = append(s.Notes, "motion: procedural walk")
+		return s, s.finishClip(spec, false)
+	}
+	if !strings.EqualFold(filepath.Ext(spec.Motion), ".bvh") {
+		s.Clip, err = proceduralClip(ch.Skeleton, spec.Motion, spec)
+		if err != nil {
+			return nil, err
+		}
+		return s, s.finishClip(spec, false)
+	}
+	clip, err := loadBVH(spec, s)
+	if err != nil {
+		return nil, err
+	}
+	s.Clip = clip
+	return s, s.finishClip(spec, true)
+}
+
+// loadCharacter loads a MakeHuman folder, base.obj or glTF character. It
+// returns the MakeHuman folder (for garment lookup) when there is one.
+func loadCharacter(spec Spec) (*character.Character, string, error) {
+	p := spec.Character
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, "", fmt.Errorf("character: %w", err)
+	}
+	ext := strings.ToLower(filepath.Ext(p))
+	if !st.IsDir() && (ext == ".glb" || ext == ".gltf") {
+		ch, err := character.LoadGLTF(p)
+		return ch, "", err
+	}
+	dir := p
+	if !st.IsDir() {
+		if ext != ".obj" {
+			return nil, "", fmt.Errorf("%s: a character is a MakeHuman folder, a base.obj or a .glb/.gltf", p)
+		}
+		// base.obj inside body/ of a MakeHuman folder, or beside rigs/.
+		dir = filepath.Dir(p)
+		if filepath.Base(dir) == "body" {
+			dir = filepath.Dir(dir)
+		}
+	}
+	opt, err := character.FindMakeHuman(dir, spec.Rig)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.IsDir() {
+		opt.BaseOBJ = p
+	}
+	opt.Ground = true
+	ch, err := character.LoadMakeHuman(opt)
+	return ch, dir, err
+}
+
+// loadBVH reads, renames and retargets a BVH clip onto the scene's rig.
+func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
+	b, err := motion.ReadFile(spec.Motion)
+	if err != nil {
+		return nil, err
+	}
+	src, err := b.Clip(bvhScale(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
+	}
+	var names motion.NameMap
+	switch spec.NameMap {
+	case "":
+	case "cmu-max":
+		names = motion.CMUMaxToMB()
+	default:
+		if names, err = motion.ReadNameMapFile(spec.NameMap); err != nil {
+			return nil, err
+		}
+	}
+	if names != nil {
+		if src, err = src.Rename(names, true); err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Motion, err)
+		}
+	}
+	if !spec.KeepFirstFrame && len(src.Poses) > 2 && isTPoseFrame(src) {
+		if src, err = motion.DropTPose(src); err != nil {
+			return nil, err
+		}
+		s.Notes = append(s.Notes, "motion: dropped the leading T-pose frame (keep it with KeepFirstFrame)")
+	}
+	// Match CMU finger-tip names to the MakeHuman rig; a no-op elsewhere.
+	clip, err := motion.Retarget(src, s.Character.Skeleton, motion.RetargetOptions{Names: motion.CMUToMakeHuman()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
+	}
+	if matched := countMatched(src.Skeleton, s.Character.Skeleton, motion.CMUToMakeHuman()); matched < 3 {
+		return nil, fmt.Errorf("%s: only %d of its joints match the rig's names; give a name map (--name-map)", spec.Motion, matched)
+	}
+	return clip, nil
+}
+
+// bvhScale guesses the BVH length unit: CMU files (hips offset and leg
+// length of tens of units, CMU's 1/0.056444 m) vs centimetres vs metres.
+func bvhScale(b *motion.BVH) float64 {
+	// Total extent of rest offsets down the first leg-like chain.
+	maxY := 0.0
+	for _, j := range b.Joints {
+		maxY = math.Max(maxY, math.Abs(j.Offset.Y))
+	}
+	switch {
+	case maxY < 2: // metres
+		return 1
+	case maxY > 25: // centimetres
+		return 0.01
+	default: // CMU units (legs ~7 units)
+		return motion.CMUUnit
+	}
+}
+
+// isTPoseFrame reports whether frame 0 is an added rest (T-)pose, as CMU
+// clips have: a jump from frame 0 to frame 1 (in some joint's rotation) far
+// larger than the change between any later pair of the first few frames.
+func isTPoseFrame(c *motion.Clip) bool {
+	change := func(a, b skel.Pose) float64 {
+		m := 0.0
+		for j := range a.Rot {
+			_, ang := a.Rot[j].Conj().Mul(b.Rot[j]).AxisAngle()
+			m = math.Max(m, ang)
+		}
+		return m
+	}
+	jump := change(c.Poses[0], c.Poses[1])
+	later := 0.0
+	for f := 1; f+1 < len(c.Poses) && f < 6; f++ {
+		later = math.Max(later, change(c.Poses[f], c.Poses[f+1]))
+	}
+	return jump > 0.2 && jump > 5*later
+}
+
+func countMatched(src, dst *skel.Skeleton, names motion.NameMap) int {
+	n := 0
+	for j := 0; j < src.NumJoints(); j++ {
+		name := src.Joint(j).Name
+		if r, ok := names[name]; ok {
+			name = r
+		}
+		if _, ok := dst.Index(name); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// finishClip resamples, trims and grounds the clip.
+func (s *Scene) finishClip(spec Spec, resample bool) error {
+	var err error
+	if resample && spec.FPS > 0 && spec.FPS != s.Clip.FPS {
+		if s.Clip, err = motion.Resample(s.Clip, spec.FPS); err != nil {
+			return err
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("motion: resampled to %g fps", spec.FPS))
+	}
+	if spec.Start != 0 || spec.End != 0 {
+		end := spec.End
+		if end == 0 || end > len(s.Clip.Poses) {
+			end = len(s.Clip.Poses)
+		}
+		if spec.Start < 0 || spec.Start >= end {
+			return fmt.Errorf("motion: frame range [%d,%d) is empty (the clip has %d frames)", spec.Start, spec.End, len(s.Clip.Poses))
+		}
+		if s.Clip, err = motion.Trim(s.Clip, spec.Start, end); err != nil {
+			return err
+		}
+	}
+	if len(s.Clip.Poses) == 0 {
+		return motion.ErrEmptyClip
+	}
+	s.ground(spec.Ground)
+	return nil
+}
+
+// ground shifts Root.Y so the lowest skinned body point touches y = 0.
+func (s *Scene) ground(mode Ground) {
+	if mode == GroundNone {
+		return
+	}
+	lows := s.LowestPoints()
+	lo := math.Inf(1)
+	for _, l := range lows {
+		lo = math.Min(lo, l)
+	}
+	off := make([]float64, len(lows))
+	switch mode {
+	case GroundFrame:
+		copy(off, lows)
+		s.Notes = append(s.Notes, "ground: per frame (lowest point glued to y = 0)")
+	case GroundClip:
+		for f := range off {
+			off[f] = lo
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("ground: clip shifted by %.3f m so its lowest body point touches y = 0", -lo))
+	default:
+		off = contactOffsets(lows, lo, s.Clip.FPS)
+		s.Notes = append(s.Notes, fmt.Sprintf("ground: contact frames put on y = 0 (clip shift %.3f m, smoothed per-frame correction)", -lo))
+	}
+	for f := range s.Clip.Poses {
+		s.Clip.Poses[f].Root.Y -= off[f]
+	}
+}
+
+// contactOffsets returns per-frame vertical offsets: frames whose lowest
+// point (after the clip shift lo) is within ContactHeight are in contact and
+// get their own lowest point as offset; airborne frames interpolate between
+// the nearest contact frames; the result is smoothed with a Gaussian of
+// σ = SmoothSeconds/2.
+func contactOffsets(lows []float64, lo, fps float64) []float64 {
+	n := len(lows)
+	off := make([]float64, n)
+	contact := make([]bool, n)
+	any := false
+	for f, l := range lows {
+		if l-lo <= ContactHeight {
+			contact[f], off[f], any = true, l, true
+		}
+	}
+	if !any {
+		for f := range off {
+			off[f] = lo
+		}
+		return off
+	}
+	// Interpolate across airborne runs (hold at the ends).
+	prev := -1
+	for f := 0; f <= n; f++ {
+		if f < n && !contact[f] {
+			continue
+		}
+		for g := prev + 1; g < f; g++ {
+			switch {
+			case prev < 0:
+				off[g] = off[f]
+			case f == n:
+				off[g] = off[prev]
+			default:
+				t := float64(g-prev) / float64(f-prev)
+				off[g] = off[prev]*(1-t) + off[f]*t
+			}
+		}
+		prev = f
+	}
+	sigma := SmoothSeconds / 2 * fps
+	if sigma < 0.5 {
+		return off
+	}
+	r := int(math.Ceil(3 * sigma))
+	out := make([]float64, n)
+	for f := range out {
+		sum, wsum := 0.0, 0.0
+		for k := -r; k <= r; k++ {
+			g := f + k
+			if g < 0 || g >= n {
+				continue
+			}
+			w := math.Exp(-float64(k*k) / (2 * sigma * sigma))
+			sum += w * off[g]
+			wsum += w
+		}
+		out[f] = sum / wsum
+	}
+	return out
+}
+
+// LowestPoints returns, per frame, the lowest y of the skinned body.
+func (s *Scene) LowestPoints() []float64 {
+	out := make([]float64, len(s.Clip.Poses))
+	var skin []geom.Rigid
+	var buf []geom.Vec3
+	for f, p := range s.Clip.Poses {
+		skin = skel.SkinMatrices(s.Character.Skeleton, p, skin)
+		buf = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, buf)
+		lo := math.Inf(1)
+		for _, v := range buf {
+			lo = math.Min(lo, v.Y)
+		}
+		out[f] = lo
+	}
+	return out
+}
+
+// ErrNoFrames is returned for frame indices outside the clip.
+var ErrNoFrames = errors.New("scene: frame out of range")
+
+// Frame returns the skinned body and garment positions at frame f (linear
+// blend skinning; the skinning baseline). dst buffers are reused when given.
+func (s *Scene) Frame(f int, body []geom.Vec3, garments [][]geom.Vec3) ([]geom.Vec3, [][]geom.Vec3, error) {
+	if f < 0 || f >= len(s.Clip.Poses) {
+		return nil, nil, fmt.Errorf("%w: %d not in [0,%d)", ErrNoFrames, f, len(s.Clip.Poses))
+	}
+	skin := skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], nil)
+	body = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, body)
+	if len(garments) != len(s.Garments) {
+		garments = make([][]geom.Vec3, len(s.Garments))
+	}
+	for i, g := range s.Garments {
+		garments[i] = skel.LBS(g.Mesh.Verts, g.Weights, skin, garments[i])
+	}
+	return body, garments, nil
+}
+
+func isBVH(p string) bool { return strings.EqualFold(filepath.Ext(p), ".bvh") }
