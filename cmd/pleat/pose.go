@@ -26,7 +26,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.spec.Character, "character", "", "MakeHuman folder (with body/base.obj and rigs/), a base.obj, or a skinned .glb/.gltf; empty: the procedural mannequin")
 	fl.StringVar(&f.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
 	fl.StringArrayVar(&f.spec.Garments, "garment", nil, "a .mhclo garment, or a garment name in the MakeHuman folder's clothes/ (repeatable)")
-	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, arm-raise, elbow-bend, knee-bend, torso-twist); empty: walk")
+	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, armraise, elbowbend, kneebend, twist); empty: walk")
 	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names) or a map file ("from to" per line)`)
 	fl.Float64Var(&f.spec.FPS, "fps", 0, "resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30)")
 	fl.IntVar(&f.spec.Start, "start", 0, "first frame to keep (after resampling)")
@@ -72,7 +72,7 @@ the output (--renders).`,
 		Example: `  pleat pose --out default.glb
   pleat pose --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
       --motion $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh --out walk.glb --renders 0,100,300
-  pleat pose --motion arm-raise --resolution 12000 --out raise.glb`,
+  pleat pose --motion armraise --resolution 12000 --out raise.glb`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pleat-dev/pleat/internal/gltfcheck"
+)
+
+// run executes the CLI with args and returns its output.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// TestPoseDefault: `pleat pose` with no scene flags makes the procedural
+// default animation, a valid glTF, and renders.
+func TestPoseDefault(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "default.glb")
+	text, err := run(t, "pose", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	for _, want := range []string{"mannequin", "shirt", "trousers", "wrote " + out} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "default.f*.png"))
+	if len(pngs) != 3 {
+		t.Errorf("%d renders, want 3", len(pngs))
+	}
+	// render reads the glb back and draws it.
+	if text, err := run(t, "render", out, "--frames", "0", "--size", "64x64", "--out", dir+"/r/"); err != nil {
+		t.Fatalf("render: %v\n%s", err, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r", "default.f0000.png")); err != nil {
+		t.Error(err)
+	}
+	gltfcheck.Check(t, out)
+}
+
+func TestInspectAndConvert(t *testing.T) {
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "tri.obj")
+	os.WriteFile(obj, []byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\ng quad\nf 1/1 2/2 3/3 4/4\n"), 0o644)
+	text, err := run(t, "inspect", obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"vertices            4", "triangles           2", "boundary loops      1", "quad"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, text)
+		}
+	}
+	glb := filepath.Join(dir, "tri.glb")
+	if _, err := run(t, "convert", obj, glb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "convert", glb, filepath.Join(dir, "back.ply")); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := run(t, "inspect", filepath.Join(dir, "back.ply")); err != nil || !strings.Contains(text, "triangles           2") {
+		t.Errorf("inspect after round trip: %v\n%s", err, text)
+	}
+	// Bad input: a clear error, no panic.
+	bad := filepath.Join(dir, "bad.obj")
+	os.WriteFile(bad, []byte("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), 0o644)
+	if _, err := run(t, "inspect", bad); err == nil || !strings.Contains(err.Error(), "bad.obj") {
+		t.Errorf("NaN vertex: error %v should name the file", err)
+	}
+	if _, err := run(t, "inspect", filepath.Join(dir, "x.stl")); err == nil {
+		t.Error("unknown format: no error")
+	}
+}
+
+func TestInspectBaseOBJ(t *testing.T) {
+	dir := os.Getenv("PLEAT_ASSETS")
+	if dir == "" {
+		t.Skip("PLEAT_ASSETS is unset: skipping the base.obj check")
+	}
+	text, err := run(t, "inspect", filepath.Join(dir, "makehuman/body/base.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"vertices            19158", "triangles           36972", "body ", "helper-tights"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("inspect base.obj lacks %q", want)
+		}
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, c := range newRootCmd().Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if c.Example == "" {
+			t.Errorf("pleat %s --help has no example", c.Name())
+		}
+	}
+}
