@@ -1,0 +1,472 @@
+package collide
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+)
+
+// Feature is the part of a triangle on which a closest point lies.
+type Feature uint8
+
+const (
+	// FeatureFace: the closest point is inside the triangle.
+	FeatureFace Feature = iota
+	// FeatureEdge: the closest point is inside an edge.
+	FeatureEdge
+	// FeatureVertex: the closest point is a vertex.
+	FeatureVertex
+)
+
+// boundaryCos is how far behind a boundary feature's pseudo-normal a point
+// must be to count as inside: (p−c)·n̂ < −boundaryCos·|p−c|, i.e. more than
+// 30° behind the tangent plane.
+const boundaryCos = 0.5
+
+// Contact is the result of a signed-distance query against a Body.
+type Contact struct {
+	// Tri is the closest triangle (its id in the body mesh), -1 for none.
+	Tri int32
+	// Bary are the barycentric coordinates of Point in Tri.
+	Bary [3]float64
+	// Point is the closest point on the surface.
+	Point geom.Vec3
+	// Dist is the signed distance, m: positive outside, negative inside.
+	Dist float64
+	// Normal is the unit outward contact normal: the direction from Point
+	// to the query point when outside, the opposite when inside, and the
+	// feature's pseudo-normal when the point lies on the surface.
+	Normal geom.Vec3
+	// Feature is the kind of closest feature; Boundary reports that it lies
+	// on a boundary of an open mesh.
+	Feature  Feature
+	Boundary bool
+}
+
+// Body is a moving triangle mesh that cloth collides with: a skinned
+// character, a static obstacle, or another garment (FollowCloth).
+//
+// Its vertex positions are set per frame (SetFrame, SetFrames) or directly
+// (SetState), and Update moves it to a time: between the two frames of
+// SetFrames the positions interpolate linearly, so the body moves
+// continuously through the substeps of a frame with the constant velocity
+// (next−prev)/(t1−t0). Update refits the BVH (mesh.BVH.Refit) rather than
+// rebuilding it.
+//
+// Signed distance is the distance to the closest point, with the sign of
+// (p − c)·n where n is the angle-weighted pseudo-normal of the closest
+// feature (face normal, sum of the two face normals at an edge, angle-
+// weighted vertex normal; Bærentzen and Aanæs, "Signed distance computation
+// using the angle weighted pseudonormal", IEEE TVCG 11(3), 2005), exact for
+// closed, consistently oriented (counter-clockwise seen from outside)
+// manifold meshes. For open meshes, a point whose closest feature lies on a
+// boundary counts as outside unless it is clearly behind the surface: more
+// than 30° behind the feature's tangent plane.
+//
+// Queries are safe for concurrent use; Set*, Update and Flip changes are not
+// safe concurrently with queries.
+type Body struct {
+	tris [][3]int32
+	top  *mesh.Topology
+	bvh  *mesh.BVH
+
+	prev, next []geom.Vec3
+	vel        []geom.Vec3 // velocity of the frame pair (or of SetState)
+	t0, t1     float64
+	interp     bool
+
+	x        []geom.Vec3 // positions at time
+	time     float64
+	fresh    bool    // x and bvh match time
+	maxSpeed float64 // max |vel|, m/s
+	moved    float64 // sum over Updates of the largest vertex displacement, m
+
+	follow  *cloth.Cloth
+	followT float64
+
+	// Flip swaps inside and outside (negates the pseudo-normals): a cloth
+	// kept inside another garment collides with the outer garment flipped.
+	Flip bool
+}
+
+// NewBody returns a body with m's triangles, at rest at m.Verts. The mesh
+// must be valid (mesh.Mesh.Validate) and its triangles must not repeat a
+// vertex; m is not retained.
+func NewBody(m *mesh.Mesh) (*Body, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	top, err := mesh.NewTopology(m)
+	if err != nil {
+		return nil, err
+	}
+	n := len(m.Verts)
+	b := &Body{
+		tris: append([][3]int32(nil), m.Tris...),
+		top:  top,
+		prev: make([]geom.Vec3, n),
+		next: make([]geom.Vec3, n),
+		vel:  make([]geom.Vec3, n),
+		x:    make([]geom.Vec3, n),
+	}
+	b.bvh = mesh.NewBVH(m.Verts, m.Tris)
+	b.SetFrame(m.Verts)
+	return b, nil
+}
+
+// FollowCloth returns a body made of the triangles of c (whose mesh is m)
+// that follows c: Update takes c's current positions and velocities. It is
+// how one garment acts as the collision body of another (see Layers).
+func FollowCloth(c *cloth.Cloth, m *mesh.Mesh) (*Body, error) {
+	if len(m.Verts) != c.NumVerts() {
+		return nil, fmt.Errorf("collide: mesh has %d vertices, cloth %d", len(m.Verts), c.NumVerts())
+	}
+	mm := &mesh.Mesh{Verts: c.X, Tris: m.Tris}
+	b, err := NewBody(mm)
+	if err != nil {
+		return nil, err
+	}
+	b.follow = c
+	b.fresh = false
+	return b, nil
+}
+
+// Topology returns the body's mesh topology.
+func (b *Body) Topology() *mesh.Topology { return b.top }
+
+// Tris returns the body's triangles (not to be modified).
+func (b *Body) Tris() [][3]int32 { return b.tris }
+
+// NumVerts returns the number of body vertices.
+func (b *Body) NumVerts() int { return len(b.x) }
+
+func (b *Body) checkLen(v []geom.Vec3) {
+	if len(v) != len(b.x) {
+		panic(fmt.Sprintf("collide: body has %d vertices, got %d", len(b.x), len(v)))
+	}
+}
+
+// SetFrame places the body, at rest, at verts (copied).
+func (b *Body) SetFrame(verts []geom.Vec3) {
+	b.checkLen(verts)
+	copy(b.prev, verts)
+	copy(b.next, verts)
+	clear(b.vel)
+	b.interp, b.maxSpeed, b.fresh = false, 0, false
+}
+
+// SetFrames makes the body move linearly from prev at time t0 to next at
+// time t1 (s, t1 > t0): Update(t) places it at prev + α(next−prev),
+// α = (t−t0)/(t1−t0) clamped to [0, 1], with velocity (next−prev)/(t1−t0).
+// prev and next are copied. Typically prev and next are consecutive frames of
+// a skinned body and [t0, t1] the cloth Step over which they apply.
+func (b *Body) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
+	b.checkLen(prev)
+	b.checkLen(next)
+	if !(t1 > t0) {
+		panic("collide: SetFrames needs t1 > t0")
+	}
+	copy(b.prev, prev)
+	copy(b.next, next)
+	inv := 1 / (t1 - t0)
+	m := 0.0
+	for i := range b.vel {
+		b.vel[i] = next[i].Sub(prev[i]).Scale(inv)
+		m = max(m, b.vel[i].Len2())
+	}
+	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh = t0, t1, true, math.Sqrt(m), false
+}
+
+// SetState places the body at x with velocities v (nil: zero), m/s, both
+// copied; it stays there until the next Set call.
+func (b *Body) SetState(x, v []geom.Vec3) {
+	b.checkLen(x)
+	copy(b.prev, x)
+	copy(b.next, x)
+	m := 0.0
+	if v == nil {
+		clear(b.vel)
+	} else {
+		b.checkLen(v)
+		copy(b.vel, v)
+		for _, u := range v {
+			m = max(m, u.Len2())
+		}
+	}
+	b.interp, b.maxSpeed, b.fresh = false, math.Sqrt(m), false
+}
+
+// MaxSpeed returns the largest vertex speed of the current motion, m/s.
+func (b *Body) MaxSpeed() float64 { return b.maxSpeed }
+
+// alpha returns the interpolation parameter at time t.
+func (b *Body) alpha(t float64) float64 {
+	if !b.interp {
+		return 0
+	}
+	return min(max((t-b.t0)/(b.t1-b.t0), 0), 1)
+}
+
+// Update moves the body to time t (s) and refits its BVH; it does nothing
+// if the body is already there. A body following a cloth takes the cloth's
+// current state.
+func (b *Body) Update(t float64) {
+	if b.follow != nil {
+		if b.fresh && b.followT == b.follow.Time && b.time == t {
+			return
+		}
+		b.followT = b.follow.Time
+		b.SetState(b.follow.X, b.follow.V)
+	} else if b.fresh && (b.time == t || !b.interp) {
+		return
+	}
+	a := b.alpha(t)
+	m := 0.0
+	for i, p := range b.x {
+		q := b.prev[i]
+		if a == 1 {
+			q = b.next[i]
+		} else if a != 0 {
+			q = q.Lerp(b.next[i], a)
+		}
+		m = max(m, q.Dist2(p))
+		b.x[i] = q
+	}
+	b.moved += math.Sqrt(m)
+	b.bvh.Refit(b.x)
+	b.time, b.fresh = t, true
+}
+
+// Positions returns the body's positions at the time of the last Update
+// (not to be modified).
+func (b *Body) Positions() []geom.Vec3 {
+	b.ensure()
+	return b.x
+}
+
+func (b *Body) ensure() {
+	if !b.fresh {
+		b.Update(b.time)
+	}
+}
+
+// Frame returns an orthonormal frame of triangle tri at time t of the
+// current motion: u along its first edge, n its unit normal (outward, or
+// inward when Flip is set) and w = n × u.
+func (b *Body) Frame(tri int32, t float64) (u, n, w geom.Vec3) {
+	c := b.corners(tri, t)
+	u = c[1].Sub(c[0]).Unit()
+	n = geom.TriangleNormal(c[0], c[1], c[2]).Unit()
+	if b.Flip {
+		n = n.Neg()
+	}
+	return u, n, n.Cross(u)
+}
+
+func (b *Body) corners(tri int32, t float64) [3]geom.Vec3 {
+	a := b.alpha(t)
+	var c [3]geom.Vec3
+	for k, v := range b.tris[tri] {
+		c[k] = b.prev[v].Lerp(b.next[v], a)
+	}
+	return c
+}
+
+// PointAt returns the point with barycentric coordinates bary in triangle
+// tri plus the offset local = (along u, along n, along w) in the triangle's
+// Frame, at time t of the current motion. It does not move the body and is
+// safe for concurrent use.
+func (b *Body) PointAt(tri int32, bary [3]float64, local geom.Vec3, t float64) geom.Vec3 {
+	c := b.corners(tri, t)
+	p := c[0].Scale(bary[0]).AddScaled(bary[1], c[1]).AddScaled(bary[2], c[2])
+	if local != (geom.Vec3{}) {
+		u, n, w := b.Frame(tri, t)
+		p = p.AddScaled(local.X, u).AddScaled(local.Y, n).AddScaled(local.Z, w)
+	}
+	return p
+}
+
+// VelocityAt returns the body's velocity (m/s) at a contact's point.
+func (b *Body) VelocityAt(c *Contact) geom.Vec3 {
+	t := b.tris[c.Tri]
+	return b.vel[t[0]].Scale(c.Bary[0]).AddScaled(c.Bary[1], b.vel[t[1]]).AddScaled(c.Bary[2], b.vel[t[2]])
+}
+
+// SignedDistance returns the contact of p with the body in its current
+// position (Tri = -1 for an empty body).
+func (b *Body) SignedDistance(p geom.Vec3) Contact {
+	b.ensure()
+	h := b.bvh.ClosestPoint(p)
+	if h.Tri < 0 {
+		return Contact{Tri: -1, Dist: math.Inf(1)}
+	}
+	return b.classify(p, h)
+}
+
+// Query is SignedDistance restricted to points within maxDist (unsigned,
+// m) of the surface; it reports false if there is none.
+func (b *Body) Query(p geom.Vec3, maxDist float64) (Contact, bool) {
+	b.ensure()
+	h, ok := b.bvh.ClosestPointWithin(p, maxDist)
+	if !ok {
+		return Contact{Tri: -1, Dist: math.Inf(1)}, false
+	}
+	return b.classify(p, h), true
+}
+
+// queryHint is Query with a hint: a triangle that was close last time. The
+// distance to it bounds the search, which then prunes most of the tree.
+func (b *Body) queryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
+	if hint >= 0 {
+		t := b.tris[hint]
+		q, bary := closestOnTri(p, b.x[t[0]], b.x[t[1]], b.x[t[2]])
+		if d := q.Dist(p); d <= maxDist {
+			h, ok := b.bvh.ClosestPointWithin(p, d)
+			if !ok || h.Dist2 > d*d {
+				h = mesh.Hit{Tri: hint, Point: q, Bary: bary, Dist2: q.Dist2(p)}
+			}
+			return b.classify(p, h), true
+		}
+	}
+	h, ok := b.bvh.ClosestPointWithin(p, maxDist)
+	if !ok {
+		return Contact{Tri: -1, Dist: math.Inf(1)}, false
+	}
+	return b.classify(p, h), true
+}
+
+// classify turns a closest-point hit into a signed contact.
+func (b *Body) classify(p geom.Vec3, h mesh.Hit) Contact {
+	c := Contact{Tri: h.Tri, Bary: h.Bary, Point: h.Point}
+	n, feat, bnd := b.pseudoNormal(h.Tri, h.Bary)
+	if b.Flip {
+		n = n.Neg()
+	}
+	c.Feature, c.Boundary = feat, bnd
+	d := p.Sub(h.Point)
+	dist := math.Sqrt(h.Dist2)
+	s := d.Dot(n)
+	ln := n.Len()
+	inside := s < 0
+	if bnd {
+		inside = s < -boundaryCos*dist*ln
+	}
+	if dist > 1e-12 {
+		c.Normal = d.Scale(1 / dist)
+		if inside {
+			c.Normal = c.Normal.Neg()
+		}
+	} else if ln > 0 {
+		c.Normal = n.Scale(1 / ln)
+	}
+	c.Dist = dist
+	if inside {
+		c.Dist = -dist
+	}
+	return c
+}
+
+// pseudoNormal returns the (unnormalised) angle-weighted pseudo-normal of
+// the feature of triangle t that contains the point with barycentrics bary.
+func (b *Body) pseudoNormal(t int32, bary [3]float64) (geom.Vec3, Feature, bool) {
+	zeros, zi, nz := 0, -1, -1
+	for k := 0; k < 3; k++ {
+		if bary[k] <= 0 {
+			zeros++
+			zi = k
+		} else {
+			nz = k
+		}
+	}
+	switch zeros {
+	case 0:
+		return b.faceNormal(t), FeatureFace, false
+	case 1:
+		e := b.top.TriEdges[t][(zi+1)%3]
+		var n geom.Vec3
+		for _, f := range b.top.EdgeTriangles(e) {
+			n = n.Add(b.faceNormal(f))
+		}
+		return n, FeatureEdge, b.top.IsBoundaryEdge(e)
+	default:
+		v := b.tris[t][nz]
+		var n geom.Vec3
+		for _, f := range b.top.VertTriangles(v) {
+			n = n.AddScaled(b.cornerAngle(f, v), b.faceNormal(f))
+		}
+		return n, FeatureVertex, b.top.IsBoundary(v)
+	}
+}
+
+// faceNormal returns triangle t's unit normal (zero if degenerate).
+func (b *Body) faceNormal(t int32) geom.Vec3 {
+	tr := b.tris[t]
+	n := geom.TriangleNormal(b.x[tr[0]], b.x[tr[1]], b.x[tr[2]])
+	if l := n.Len(); l > 0 {
+		return n.Scale(1 / l)
+	}
+	return n
+}
+
+// cornerAngle returns the interior angle of triangle t at its vertex v.
+func (b *Body) cornerAngle(t int32, v int32) float64 {
+	tr := b.tris[t]
+	k := 0
+	for tr[k] != v {
+		k++
+	}
+	p := b.x[v]
+	return b.x[tr[(k+1)%3]].Sub(p).Angle(b.x[tr[(k+2)%3]].Sub(p))
+}
+
+// closestOnTri returns the point of triangle (a, b, c) closest to p and its
+// barycentric coordinates (Ericson, Real-Time Collision Detection, §5.1.5).
+// Degenerate triangles fall back to their vertices' nearest.
+func closestOnTri(p, a, b, c geom.Vec3) (geom.Vec3, [3]float64) {
+	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
+	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	if d1 <= 0 && d2 <= 0 {
+		return a, [3]float64{1, 0, 0}
+	}
+	bp := p.Sub(b)
+	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	if d3 >= 0 && d4 <= d3 {
+		return b, [3]float64{0, 1, 0}
+	}
+	vc := d1*d4 - d3*d2
+	if vc <= 0 && d1 >= 0 && d3 <= 0 && d1-d3 > 0 {
+		v := d1 / (d1 - d3)
+		return a.AddScaled(v, ab), [3]float64{1 - v, v, 0}
+	}
+	cp := p.Sub(c)
+	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	if d6 >= 0 && d5 <= d6 {
+		return c, [3]float64{0, 0, 1}
+	}
+	vb := d5*d2 - d1*d6
+	if vb <= 0 && d2 >= 0 && d6 <= 0 && d2-d6 > 0 {
+		w := d2 / (d2 - d6)
+		return a.AddScaled(w, ac), [3]float64{1 - w, 0, w}
+	}
+	va := d3*d6 - d5*d4
+	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 && (d4-d3)+(d5-d6) > 0 {
+		w := (d4 - d3) / ((d4 - d3) + (d5 - d6))
+		return b.AddScaled(w, c.Sub(b)), [3]float64{0, 1 - w, w}
+	}
+	den := va + vb + vc
+	if !(den > 0) {
+		best, bb := a, [3]float64{1, 0, 0}
+		if p.Dist2(b) < p.Dist2(best) {
+			best, bb = b, [3]float64{0, 1, 0}
+		}
+		if p.Dist2(c) < p.Dist2(best) {
+			best, bb = c, [3]float64{0, 0, 1}
+		}
+		return best, bb
+	}
+	v, w := vb/den, vc/den
+	return a.AddScaled(v, ab).AddScaled(w, ac), [3]float64{1 - v - w, v, w}
+}

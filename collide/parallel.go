@@ -1,0 +1,51 @@
+package collide
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// chunk is the fixed chunk length of parallel loops: the split depends only
+// on the loop length, never on the number of workers, and every chunk writes
+// only its own entries, so results are identical to a serial run.
+const chunk = 512
+
+// parallelBelow is the loop length under which loops run on the calling
+// goroutine (starting goroutines costs more than a short loop).
+const parallelBelow = 2048
+
+// workerCount returns w, or runtime.GOMAXPROCS(0) when w ≤ 0.
+func workerCount(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}
+
+// parallel calls fn(lo, hi) for every chunk of [0, n) on up to workers
+// goroutines.
+func parallel(n, workers int, fn func(lo, hi int)) {
+	nc := (n + chunk - 1) / chunk
+	w := min(workerCount(workers), nc)
+	if w <= 1 || n < parallelBelow {
+		for c := 0; c < nc; c++ {
+			fn(c*chunk, min((c+1)*chunk, n))
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= nc {
+					return
+				}
+				fn(c*chunk, min((c+1)*chunk, n))
+			}
+		})
+	}
+	wg.Wait()
+}

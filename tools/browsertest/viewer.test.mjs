@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+// viewer.test.mjs: drive pleat's web viewer in headless Chromium and check
+// that it works. It starts no server: give it the URL of a running
+// `pleat serve` (the Go test viewer/browser_test.go starts one).
+//
+// Usage: node viewer.test.mjs URL [--items N] [--shots DIR]
+//
+//   --items N   expect N results side by side (default: any, at least 1)
+//   --shots DIR save screenshots there (default: $PLEAT_SCREENSHOTS, else none)
+//
+// The browser is Debian's chromium ($CHROMIUM, default /usr/bin/chromium),
+// driven by playwright-core; nothing is downloaded. Checks, in order:
+//   1. the page loads its results with no console errors, page errors,
+//      failed requests or HTTP errors;
+//   2. the canvas is not blank (pixels read back from WebGL differ from the
+//      background over a reasonable part of it);
+//   3. pressing Play advances the frame counter (#frame), and Pause stops it;
+//   4. the scrub slider sets the frame;
+//   5. toggling the heat map (#heat) changes the pixels, and so does an
+//      orbit drag.
+// Exit status 0 only if all pass; a JSON summary goes to stdout.
+
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function usage() {
+  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR]');
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+let url = '', wantItems = 0, shots = process.env.PLEAT_SCREENSHOTS || '';
+for (let i = 0; i < args.length; i++) {
+  const a = args[i];
+  if (a === '--items') wantItems = Number(args[++i]);
+  else if (a === '--shots') shots = args[++i] || '';
+  else if (a.startsWith('--')) usage();
+  else if (!url) url = a;
+  else usage();
+}
+if (!url) usage();
+if (shots) mkdirSync(shots, { recursive: true });
+
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+const failures = [];
+const problems = []; // console errors, page errors, failed requests
+const fail = (msg) => { failures.push(msg); console.error('FAIL: ' + msg); };
+const log = (msg) => console.error(msg);
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run'],
+});
+const summary = { url, browser: browser.version() };
+try {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 820 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+    else if (m.type() === 'warning') log(`console warning: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+
+  const shot = async (name) => {
+    if (!shots) return;
+    const path = join(shots, name);
+    await page.screenshot({ path });
+    log(`screenshot ${path}`);
+  };
+  const text = (sel) => page.$eval(sel, (e) => e.textContent);
+  const frame = async () => Number(await text('#frame'));
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+  // 1. Load.
+  await page.goto(url, { waitUntil: 'load' });
+  try {
+    await page.waitForFunction(() => window.pleatViewer && window.pleatViewer.loaded, null, { timeout: 60000 });
+  } catch (e) {
+    const msg = await page.$eval('#msg', (m) => (m.hidden ? '' : m.textContent)).catch(() => '');
+    throw new Error(`viewer did not load in 60 s${msg ? ': ' + msg : ''}`);
+  }
+  const items = await page.evaluate(() => window.pleatViewer.items);
+  summary.items = items.map((i) => ({ name: i.name, kind: i.kind, frames: i.frames, vertices: i.vertices }));
+  summary.numFrames = await page.evaluate(() => window.pleatViewer.numFrames);
+  if (items.length < 1) fail('no items');
+  if (wantItems && items.length !== wantItems) fail(`${items.length} items, want ${wantItems}`);
+  await page.waitForFunction(() => window.pleatViewer.items.every((i) => i.shown >= 0), null, { timeout: 30000 });
+  await settle();
+  const stats = await page.$$eval('.vp .stats', (els) => els.map((e) => e.textContent));
+  summary.stats = stats;
+  if (stats.length !== items.length || stats.some((s) => !/vertices/.test(s) || !/curvature sum/.test(s))) {
+    fail(`per-item stats missing: ${JSON.stringify(stats)}`);
+  }
+
+  // 2. Not blank.
+  const still = await page.evaluate(() => window.pleatViewer.snapshot({ floor: false }));
+  summary.still = still;
+  if (!(still.fraction > 0.02)) fail(`canvas looks blank: ${(100 * still.fraction).toFixed(2)}% of pixels show a mesh`);
+  await shot('viewer-still.png');
+
+  // 3. Play advances the frame counter; pause stops it.
+  if (summary.numFrames > 1) {
+    const f0 = await frame();
+    await page.click('#play');
+    try {
+      await page.waitForFunction((f) => Number(document.getElementById('frame').textContent) >= f + 3, f0, { timeout: 20000 });
+    } catch {
+      fail(`frame counter did not advance while playing (stayed at ${await frame()} from ${f0})`);
+    }
+    const f1 = await frame();
+    summary.playedFrames = [f0, f1];
+    await shot('viewer-playing.png');
+    await page.click('#play');
+    await settle();
+    const p0 = await frame();
+    await page.waitForTimeout(400);
+    const p1 = await frame();
+    if (p1 !== p0 || (await page.evaluate(() => window.pleatViewer.playing))) fail(`still playing after pause (${p0} -> ${p1})`);
+
+    // 4. Scrub.
+    const target = Math.floor(summary.numFrames / 2);
+    await page.$eval('#scrub', (s, v) => { s.value = String(v); s.dispatchEvent(new Event('input', { bubbles: true })); }, target);
+    await page.waitForFunction((v) => document.getElementById('frame').textContent === String(v), target, { timeout: 5000 })
+      .catch(async () => fail(`scrub to ${target} left the counter at ${await frame()}`));
+    await page.waitForFunction(() => window.pleatViewer.items.every((i) => i.shown >= 0), null, { timeout: 10000 });
+  } else {
+    log('one frame only: skipping the play and scrub checks');
+  }
+
+  // 5. Heat map changes pixels.
+  await settle();
+  await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+  await shot('viewer-shaded.png');
+  await page.click('#heat');
+  await settle();
+  const heat = await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+  summary.heat = heat;
+  if (!(await page.evaluate(() => window.pleatViewer.heat))) fail('heat toggle did not switch the heat map on');
+  if (heat.changed === null) fail('the canvas changed size when the heat map was toggled');
+  else if (!(heat.changed > 0.01)) fail(`heat map changed only ${(100 * heat.changed).toFixed(3)}% of pixels`);
+  await shot('viewer-heat.png');
+
+  // Orbit drag changes pixels too.
+  const box = await page.$eval('#gl', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+  await page.mouse.move(box.x + box.w * 0.5, box.y + box.h * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.w * 0.5 + 160, box.y + box.h * 0.5 + 30, { steps: 6 });
+  await page.mouse.up();
+  await settle();
+  const orbit = await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+  summary.orbit = orbit;
+  if (orbit.changed === null) fail('the canvas changed size during the orbit drag');
+  else if (!(orbit.changed > 0.01)) fail(`orbit drag changed only ${(100 * orbit.changed).toFixed(3)}% of pixels`);
+  await shot('viewer-orbit.png');
+  await page.click('#heat');
+  await settle();
+  await shot('viewer-orbit-shaded.png');
+
+  await settle();
+  for (const p of problems) fail(p);
+} catch (e) {
+  fail(e && e.stack ? e.stack : String(e));
+} finally {
+  await browser.close();
+}
+summary.failures = failures;
+console.log(JSON.stringify(summary, null, 2));
+process.exit(failures.length ? 1 : 0);

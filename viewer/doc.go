@@ -1,0 +1,29 @@
+// Package viewer serves pleat's web viewer: a small WebGL2 page of our own
+// (embedded in the binary, no third-party code, no network) that plays any
+// pleat output (glTF animations, a PC2 cache with its mesh, a folder of OBJ
+// frames, a static OBJ/PLY/glTF mesh) with an orbit camera, wrinkle-revealing
+// lighting, a mean-curvature heat map, and two to four results side by side
+// on one clock.
+//
+// The Go side decodes every format itself (Load) and hands the page plain
+// arrays, so the page needs no file parsers:
+//
+//	GET /                          the page (index.html, viewer.js, style.css)
+//	GET /api/items                 JSON list of the results (ItemInfo)
+//	GET /api/item/{i}/mesh         binary topology of item i (see meshBlob)
+//	GET /api/item/{i}/frame/{f}    binary positions and per-vertex mean
+//	                               curvature of frame f (see frameBlob)
+//
+// Safety: a Server reads only the files it was given, addressed by item
+// index; no request names a file. Request paths holding "..", encoded dots
+// or slashes (%2e, %2f, %5c), backslashes or an empty segment ("//") get
+// 400, anything else not listed above 404. The default address binds the
+// loopback interface only, and while bound there the server also refuses
+// (403) requests whose Host header is a DNS name other than localhost,
+// which stops DNS-rebinding pages from reading it.
+//
+// Units are those of the files (pleat writes metres); +Y up. Curvature is
+// the cotangent mean curvature H in m⁻¹ (mesh.CurvatureCotan), convex
+// positive; the curvature sum is Σ|H_i|A_i in metres
+// (mesh.CurvatureStats.AbsSum).
+package viewer

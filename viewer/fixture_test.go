@@ -1,0 +1,122 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio"
+	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/pc2"
+	"github.com/pleat-dev/pleat/scene"
+)
+
+// fixtures are pleat outputs of every kind, written once into a temporary
+// folder.
+type fixtures struct {
+	dir    string
+	glb    string // skinned procedural walk: body, shirt, trousers
+	seq    string // folder of OBJ frames: the skinned shirt
+	pc2    string // the skinned shirt with travelling folds (shirt.obj beside)
+	ply    string // a static sphere
+	frames int    // frames of seq and pc2
+}
+
+// fixtureFrames is the length of the OBJ sequence and PC2 cache.
+const fixtureFrames = 30
+
+var (
+	fixtureOnce sync.Once
+	fixtureData *fixtures
+	fixtureErr  error
+)
+
+// TestMain removes the fixtures after the package's tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureData != nil {
+		os.RemoveAll(fixtureData.dir)
+	}
+	os.Exit(code)
+}
+
+// makeFixtures writes the fixtures on first use; tests share them and must
+// not modify them.
+func makeFixtures(t testing.TB) *fixtures {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pleat-viewer-test-")
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixtureData, fixtureErr = writeFixtures(dir)
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixtureData
+}
+
+func writeFixtures(dir string) (*fixtures, error) {
+	fx := &fixtures{dir: dir, frames: fixtureFrames}
+	s, err := scene.Load(scene.Spec{Seconds: 2, Resolution: 16000})
+	if err != nil {
+		return nil, err
+	}
+	gs, err := s.GLTF("walk")
+	if err != nil {
+		return nil, err
+	}
+	fx.glb = filepath.Join(dir, "walk.glb")
+	if err := gltfio.WriteFile(fx.glb, gs); err != nil {
+		return nil, err
+	}
+
+	// The shirt (garment 0) skinned, the walk's first frames, as an
+	// OBJ sequence; and the same with folds added, as a PC2 cache.
+	shirt := s.Garments[0].Mesh
+	fx.seq = filepath.Join(dir, "coarse")
+	if err := os.Mkdir(fx.seq, 0o755); err != nil {
+		return nil, err
+	}
+	var folded [][]geom.Vec3
+	var nrm []geom.Vec3
+	for f := 0; f < fixtureFrames; f++ {
+		_, gar, err := s.Frame(f, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		m := &mesh.Mesh{Verts: gar[0], Tris: shirt.Tris}
+		if err := meshio.Save(filepath.Join(fx.seq, fmt.Sprintf("shirt.%04d.obj", f)), m); err != nil {
+			return nil, err
+		}
+		nrm = mesh.VertexNormals(m, nrm)
+		fold := make([]geom.Vec3, len(m.Verts))
+		ph := 2 * math.Pi * float64(f) / fixtureFrames
+		for v, p := range m.Verts {
+			// Folds 6 cm apart, 3 mm deep, drifting around the torso
+			// (the shirt's edges are about 1.2 cm long).
+			a := 0.003 * math.Sin(2*math.Pi*p.Y/0.06+ph) * (0.6 + 0.4*math.Sin(2*math.Pi*p.X/0.15-ph))
+			fold[v] = p.AddScaled(a, nrm[v])
+		}
+		folded = append(folded, fold)
+	}
+	if err := meshio.Save(filepath.Join(dir, "shirt.obj"), shirt); err != nil {
+		return nil, err
+	}
+	fx.pc2 = filepath.Join(dir, "shirt.pc2")
+	if err := pc2.WriteFile(fx.pc2, &pc2.Cache{NumPoints: len(shirt.Verts), SampleRate: 1, Frames: folded}); err != nil {
+		return nil, err
+	}
+	fx.ply = filepath.Join(dir, "sphere.ply")
+	if err := meshio.Save(fx.ply, mesh.UVSphere(0.3, 24, 48)); err != nil {
+		return nil, err
+	}
+	return fx, nil
+}
