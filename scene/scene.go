@@ -10,6 +10,7 @@ import (
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -436,3 +437,41 @@ func (s *Scene) Frame(f int, body []geom.Vec3, garments [][]geom.Vec3) ([]geom.V
 }
 
 func isBVH(p string) bool { return strings.EqualFold(filepath.Ext(p), ".bvh") }
+
+// MergedGarments returns the scene's garments as one mesh (garment after
+// garment, one group per garment) with their skin weights in the same
+// vertex order.
+func (s *Scene) MergedGarments() (*mesh.Mesh, skel.Weights) {
+	out := &mesh.Mesh{}
+	var lists [][]skel.Influence
+	uvs := true
+	for _, g := range s.Garments {
+		uvs = uvs && g.Mesh.HasUVs()
+	}
+	for _, g := range s.Garments {
+		v0, uv0, t0 := int32(len(out.Verts)), int32(len(out.UVs)), int32(len(out.Tris))
+		out.Verts = append(out.Verts, g.Mesh.Verts...)
+		grp := mesh.Group{Name: g.Name}
+		for k, t := range g.Mesh.Tris {
+			out.Tris = append(out.Tris, [3]int32{t[0] + v0, t[1] + v0, t[2] + v0})
+			grp.Tris = append(grp.Tris, t0+int32(k))
+			if uvs {
+				u := g.Mesh.UVTris[k]
+				out.UVTris = append(out.UVTris, [3]int32{u[0] + uv0, u[1] + uv0, u[2] + uv0})
+			}
+		}
+		if uvs {
+			out.UVs = append(out.UVs, g.Mesh.UVs...)
+		}
+		out.Groups = append(out.Groups, grp)
+		for v := range g.Mesh.Verts {
+			js, ws := g.Weights.Influences(v)
+			l := make([]skel.Influence, len(js))
+			for i := range js {
+				l[i] = skel.Influence{Joint: js[i], W: ws[i]}
+			}
+			lists = append(lists, l)
+		}
+	}
+	return out, skel.NewWeights(lists)
+}

@@ -5,18 +5,14 @@ import (
 	"image"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/mesh"
-	"github.com/pleat-dev/pleat/meshio"
-	"github.com/pleat-dev/pleat/meshio/gltfio"
-	"github.com/pleat-dev/pleat/meshio/pc2"
 	"github.com/pleat-dev/pleat/render"
 	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/viewer"
 )
 
 type renderOpts struct {
@@ -78,90 +74,6 @@ func savePNG(name string, img image.Image) error {
 	return f.Close()
 }
 
-// animation is a sequence of frames of one or more meshes.
-type animation struct {
-	meshes []*mesh.Mesh
-	frames int
-	at     func(f int) ([][]geom.Vec3, error)
-}
-
-// loadAnimation opens any pleat output: a glTF (skinned, vertex-animated or
-// static), a PC2 cache with its mesh, a static OBJ/PLY, or a folder of OBJ
-// frames.
-func loadAnimation(path, meshPath string) (*animation, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		files, err := filepath.Glob(filepath.Join(path, "*.obj"))
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("%s: no .obj frames in the folder", path)
-		}
-		sort.Strings(files)
-		first, err := meshio.Load(files[0], meshio.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return &animation{meshes: []*mesh.Mesh{first}, frames: len(files), at: func(f int) ([][]geom.Vec3, error) {
-			m, err := meshio.Load(files[f], meshio.Options{})
-			if err != nil {
-				return nil, err
-			}
-			if len(m.Verts) != len(first.Verts) {
-				return nil, fmt.Errorf("%s: %d vertices, but %s has %d", files[f], len(m.Verts), files[0], len(first.Verts))
-			}
-			return [][]geom.Vec3{m.Verts}, nil
-		}}, nil
-	}
-	format, err := meshio.FormatOf(path)
-	if err != nil {
-		return nil, err
-	}
-	switch format {
-	case meshio.GLB, meshio.GLTF:
-		gs, err := gltfio.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		pl, err := scene.NewPlayer(gs, 0)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		a := &animation{frames: pl.NumFrames(), at: pl.Frame}
-		for _, m := range gs.Meshes {
-			a.meshes = append(a.meshes, m.Mesh)
-		}
-		return a, nil
-	case meshio.PC2:
-		if meshPath == "" {
-			return nil, fmt.Errorf("%s: a PC2 cache needs its mesh (--mesh FILE)", path)
-		}
-		m, err := meshio.Load(meshPath, meshio.Options{})
-		if err != nil {
-			return nil, err
-		}
-		c, err := pc2.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		if c.NumPoints != len(m.Verts) {
-			return nil, fmt.Errorf("%s: %d points, but %s has %d vertices", path, c.NumPoints, meshPath, len(m.Verts))
-		}
-		return &animation{meshes: []*mesh.Mesh{m}, frames: len(c.Frames), at: func(f int) ([][]geom.Vec3, error) {
-			return [][]geom.Vec3{c.Frames[f]}, nil
-		}}, nil
-	default:
-		m, err := meshio.Load(path, meshio.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return &animation{meshes: []*mesh.Mesh{m}, frames: 1, at: func(int) ([][]geom.Vec3, error) {
-			return [][]geom.Vec3{m.Verts}, nil
-		}}, nil
-	}
-}
-
 func newRenderCmd() *cobra.Command {
 	var ro renderOpts
 	var meshPath, frames, out, size string
@@ -181,22 +93,22 @@ colours the mean curvature (red convex, blue concave) to show wrinkles.`,
 			if _, err := fmt.Sscanf(size, "%dx%d", &ro.width, &ro.height); err != nil {
 				return fmt.Errorf("--size %q: want WIDTHxHEIGHT", size)
 			}
-			a, err := loadAnimation(args[0], meshPath)
+			a, err := viewer.Load(args[0], viewer.LoadOptions{Mesh: meshPath})
 			if err != nil {
 				return err
 			}
 			var list []int
 			if frames == "all" {
-				for f := 0; f < a.frames; f++ {
+				for f := 0; f < a.NumFrames; f++ {
 					list = append(list, f)
 				}
-			} else if list, err = parseFrames(frames, a.frames); err != nil {
+			} else if list, err = parseFrames(frames, a.NumFrames); err != nil {
 				return err
 			}
 			// A still camera: bounds over a sample of frames.
 			box := geom.EmptyBox()
-			for f := 0; f < a.frames; f += a.frames/16 + 1 {
-				fr, err := a.at(f)
+			for f := 0; f < a.NumFrames; f += a.NumFrames/16 + 1 {
+				fr, err := a.Frame(f)
 				if err != nil {
 					return err
 				}
@@ -216,11 +128,11 @@ colours the mean curvature (red convex, blue concave) to show wrinkles.`,
 			}
 			bar := newBar(cmd.ErrOrStderr(), len(list), "rendering")
 			for _, f := range list {
-				fr, err := a.at(f)
+				fr, err := a.Frame(f)
 				if err != nil {
 					return err
 				}
-				img, err := scene.RenderMeshes(a.meshes, fr, ro.heat, opt)
+				img, err := scene.RenderMeshes(a.Meshes, fr, ro.heat, opt)
 				if err != nil {
 					return err
 				}
