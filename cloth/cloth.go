@@ -71,6 +71,8 @@ type Options struct {
 	CGTol float64
 	// CGMaxIter caps CG iterations per solve; default 2000.
 	CGMaxIter int
+	// Preconditioner is the CG preconditioner; default BlockIC.
+	Preconditioner Preconditioner
 	// MaxStretch is the largest elongation strain (|U|−1 or l/L−1) a substep
 	// may produce before it is retried with half the step; default 1.
 	MaxStretch float64
@@ -89,6 +91,27 @@ type Options struct {
 	// RestAngleFromMesh takes the rest bending angles from the mesh's 3D
 	// shape instead of the flat pattern (0).
 	RestAngleFromMesh bool
+	// RestFromMesh takes each triangle's rest shape from its 3D shape in the
+	// mesh given to NewCloth instead of from the UVs, for meshes whose UVs
+	// are texture coordinates rather than metric pattern coordinates
+	// (MakeHuman garments: a texture atlas in [0,1]²). The triangle is
+	// flattened isometrically into its plane, rotated so that the weft (the
+	// direction in which U increases, from the gradient of the UVs over the
+	// triangle) lies along the first axis; without UVs, or with degenerate
+	// UVs, the weft follows the triangle's first edge. Lengths, areas and
+	// masses come from 3D, weft/warp anisotropy follows the texture, and
+	// MassSpring rest lengths are 3D lengths. UVScale is ignored.
+	//
+	// In this mode the rest bending angles are also taken from the mesh
+	// (RestAngleFromMesh is implied), so that the mesh as given is at rest:
+	// a sewn garment's collars, hems and the tubes of sleeves keep their
+	// shape. Set FlatRestAngles for flat rest angles (a cloth pattern's
+	// curvature), which makes the garment "want" to be flat: bending forces
+	// then act wherever the input mesh is curved.
+	RestFromMesh bool
+	// FlatRestAngles overrides the rest angles implied by RestFromMesh with
+	// flat ones (0).
+	FlatRestAngles bool
 }
 
 func (o *Options) defaults() {
@@ -214,7 +237,7 @@ type Cloth struct {
 
 	mat    Material
 	opts   Options
-	pool   pool
+	pool   *pool
 	area   []float64 // per-vertex area share, m²
 	tris   []triEl
 	tcol   []int // colour class boundaries of tris
@@ -232,6 +255,9 @@ type Cloth struct {
 
 	sys  bsr
 	work work
+	sol  solver
+	ctx  StepContext
+	k    kernels
 }
 
 // NewCloth builds a cloth from a mesh whose Verts are the initial positions
@@ -248,8 +274,13 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 		return nil, err
 	}
 	opts.defaults()
+	if opts.RestFromMesh && !opts.FlatRestAngles {
+		opts.RestAngleFromMesh = true
+	}
 	c := &Cloth{mat: mat, opts: opts}
-	c.pool.workers = opts.Workers
+	c.pool = newPool(opts.Workers)
+	// The pool's helpers hold only the pool; stop them when c is collected.
+	runtime.AddCleanup(c, stopPool, c.pool)
 	if mat.Model == MassSpring {
 		c.ms = mat.Fabric.Springs()
 		if mat.Springs != nil {
@@ -278,7 +309,13 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	var rest2 [][3]geom.Vec2 // rest 2D corners per kept triangle
 	for t, tv := range m.Tris {
 		var p [3]geom.Vec2
-		if hasUV {
+		if opts.RestFromMesh {
+			var uv *[3]geom.Vec2
+			if hasUV {
+				uv = &[3]geom.Vec2{m.UVs[m.UVTris[t][0]], m.UVs[m.UVTris[t][1]], m.UVs[m.UVTris[t][2]]}
+			}
+			p = flattenWeft(m.Verts[tv[0]], m.Verts[tv[1]], m.Verts[tv[2]], uv)
+		} else if hasUV {
 			for k := 0; k < 3; k++ {
 				p[k] = uvOf(t, k)
 			}
@@ -378,6 +415,7 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 		}
 	}
 	c.work.init(n)
+	c.bindKernels()
 	return c, nil
 }
 
@@ -432,6 +470,40 @@ func flatten(a, b, cc geom.Vec3) [3]geom.Vec2 {
 	x := w.Dot(u)
 	y := w.Sub(u.Scale(x)).Len()
 	return [3]geom.Vec2{{}, {X: l}, {X: x, Y: y}}
+}
+
+// flattenWeft lays a 3D triangle isometrically in the plane with the weft
+// along +X: the direction of increasing U, g = ∇u over the triangle, when uv
+// is non-nil and not degenerate, else the first edge (see
+// Options.RestFromMesh). In the triangle's own frame q (a at the origin, b on
+// the first axis), u(q) = u_a + g·q with [q_b; q_c] g = [u_b − u_a; u_c − u_a],
+// and the corners are rotated by −atan2(g_y, g_x).
+func flattenWeft(a, b, cc geom.Vec3, uv *[3]geom.Vec2) [3]geom.Vec2 {
+	q := flatten(a, b, cc)
+	if uv == nil {
+		return q
+	}
+	du1, du2 := uv[1].X-uv[0].X, uv[2].X-uv[0].X
+	// q_b = (l, 0), q_c = (x, y): l·gx = du1, x·gx + y·gy = du2.
+	l, x, y := q[1].X, q[2].X, q[2].Y
+	if !(l > 0) || !(y > 1e-12*l) {
+		return q
+	}
+	gx := du1 / l
+	gy := (du2 - x*gx) / y
+	gl := math.Hypot(gx, gy)
+	// Degenerate: U (nearly) constant over the triangle, relative to the
+	// triangle's UV extent.
+	ext := math.Max(math.Abs(du1), math.Abs(du2)) + math.Max(math.Abs(uv[1].Y-uv[0].Y), math.Abs(uv[2].Y-uv[0].Y))
+	if !(gl*l > 1e-9*ext) || math.IsNaN(gl) || math.IsInf(gl, 0) {
+		return q
+	}
+	cs, sn := gx/gl, gy/gl // rotate by −θ: (x, y) ↦ (x cos θ + y sin θ, −x sin θ + y cos θ)
+	for k := range q {
+		px, py := q[k].X, q[k].Y
+		q[k] = geom.Vec2{X: px*cs + py*sn, Y: -px*sn + py*cs}
+	}
+	return q
 }
 
 func appendPairs(p [][2]int32, v []int32) [][2]int32 {

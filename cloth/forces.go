@@ -21,68 +21,30 @@ func (c *Cloth) assemble(x, v []geom.Vec3, jac bool, cD, cK float64, dx []geom.V
 	n := len(x)
 	f, kdx := w.f, w.kdx
 	haveDx := jac && dx != nil
-	c.pool.run(n, chunkSize, func(lo, hi int) {
-		clear(f[lo:hi])
-		if haveDx {
-			clear(kdx[lo:hi])
-		}
-	})
+	k := &c.k
+	k.x, k.v, k.jac, k.cD, k.cK, k.dx = x, v, jac, cD, cK, dx
+	if !jac {
+		k.dx = nil
+	}
+	c.pool.run(n, chunkSize, k.kClearF)
 	if jac {
-		val := c.sys.val
-		c.pool.run(len(val), 4*chunkSize, func(lo, hi int) { clear(val[lo:hi]) })
+		c.pool.run(len(c.sys.val), 4*chunkSize, k.kClearVal)
 	}
 	const elemChunk = 256
-	for k := 0; k+1 < len(c.tcol); k++ {
-		lo0, hi0 := c.tcol[k], c.tcol[k+1]
-		c.pool.run(hi0-lo0, elemChunk, func(lo, hi int) {
-			for i := lo0 + lo; i < lo0+hi; i++ {
-				c.triForce(i, x, v, jac, cD, cK, dx)
-			}
-		})
+	for cl := 0; cl+1 < len(c.tcol); cl++ {
+		k.off = c.tcol[cl]
+		c.pool.run(c.tcol[cl+1]-k.off, elemChunk, k.kTri)
 	}
-	for k := 0; k+1 < len(c.hcol); k++ {
-		lo0, hi0 := c.hcol[k], c.hcol[k+1]
-		c.pool.run(hi0-lo0, elemChunk, func(lo, hi int) {
-			for i := lo0 + lo; i < lo0+hi; i++ {
-				c.hingeForce(i, x, v, jac, cD, cK, dx)
-			}
-		})
+	for cl := 0; cl+1 < len(c.hcol); cl++ {
+		k.off = c.hcol[cl]
+		c.pool.run(c.hcol[cl+1]-k.off, elemChunk, k.kHinge)
 	}
-	for k := 0; k+1 < len(c.scol); k++ {
-		lo0, hi0 := c.scol[k], c.scol[k+1]
-		c.pool.run(hi0-lo0, elemChunk, func(lo, hi int) {
-			for i := lo0 + lo; i < lo0+hi; i++ {
-				c.springForce(i, x, v, jac, cD, cK, dx)
-			}
-		})
+	for cl := 0; cl+1 < len(c.scol); cl++ {
+		k.off = c.scol[cl]
+		c.pool.run(c.scol[cl+1]-k.off, elemChunk, k.kSpr)
 	}
-	// Per-vertex terms: inertia, gravity, air drag, hook forces.
-	g := c.opts.Gravity
-	drag, wind := c.opts.AirDrag, c.opts.Wind
-	c.pool.run(n, chunkSize, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			m := c.Mass[i]
-			fi := f[i].AddScaled(m, g)
-			if drag > 0 {
-				cd := drag * c.area[i]
-				fi = fi.AddScaled(-cd, v[i].Sub(wind))
-				if jac {
-					d := &c.sys.val[c.sys.diag[i]]
-					s := cD * cd
-					d[0][0] += s
-					d[1][1] += s
-					d[2][2] += s
-				}
-			}
-			f[i] = fi
-			if jac {
-				d := &c.sys.val[c.sys.diag[i]]
-				d[0][0] += m
-				d[1][1] += m
-				d[2][2] += m
-			}
-		}
-	})
+	// Per-vertex terms: inertia, gravity, air drag.
+	c.pool.run(n, chunkSize, k.kVert)
 	// Soft attachments: zero-length springs to the targets.
 	for k := range c.att {
 		a := &c.att[k]

@@ -1,74 +1,123 @@
 package cloth
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // pool runs loops over [0,n) split into fixed-size chunks. The split depends
 // only on n and the chunk size, never on the number of workers, and every
 // reduction combines per-chunk partials in chunk order, so results are
 // bit-identical whatever GOMAXPROCS or Options.Workers is.
+//
+// The pool keeps Workers−1 helper goroutines parked on channels between
+// loops (started at the first parallel loop, stopped by a cleanup when the
+// Cloth is collected), and loop bodies are method values stored once at
+// construction, so a loop allocates nothing. A pool is used by one goroutine
+// at a time.
 type pool struct {
 	workers int
 	partial []float64 // per-chunk partial sums, reused
+
+	wake    []chan struct{} // one per helper
+	done    chan struct{}
+	fn      func(lo, hi int) // loop body of the running loop; nil when idle
+	n       int
+	chunk   int
+	nc      int
+	next    atomic.Int64
+	stopped bool
 }
 
 // serialBelow is the loop length under which pool runs chunks on the calling
-// goroutine: spawning workers costs about a microsecond each, more than a
-// short loop over a few hundred vertices.
-const serialBelow = 8192
+// goroutine: waking a helper costs a few microseconds, more than a short loop
+// over a few thousand vertices.
+const serialBelow = 4096
 
 // chunkSize is the fixed chunk length of parallel loops.
 const chunkSize = 1024
 
 func nChunks(n, chunk int) int { return (n + chunk - 1) / chunk }
 
-// run calls fn(lo, hi) for every chunk of [0,n).
+func newPool(workers int) *pool { return &pool{workers: workers} }
+
+// start launches the helpers.
+func (p *pool) start() {
+	p.wake = make([]chan struct{}, p.workers-1)
+	p.done = make(chan struct{}, p.workers)
+	for k := range p.wake {
+		ch := make(chan struct{}, 1)
+		p.wake[k] = ch
+		go p.helper(ch)
+	}
+}
+
+// stop ends the helpers (run by the Cloth's cleanup).
+func (p *pool) stop() {
+	for _, ch := range p.wake {
+		close(ch)
+	}
+	p.wake = nil
+	p.stopped = true
+}
+
+func (p *pool) helper(wake chan struct{}) {
+	for range wake {
+		p.loop()
+		p.done <- struct{}{}
+	}
+}
+
+// loop takes chunks until none is left.
+func (p *pool) loop() {
+	fn, n, chunk, nc := p.fn, p.n, p.chunk, p.nc
+	for {
+		c := int(p.next.Add(1) - 1)
+		if c >= nc {
+			return
+		}
+		lo := c * chunk
+		fn(lo, min(lo+chunk, n))
+	}
+}
+
+// run calls fn(lo, hi) for every chunk of [0,n). fn must be safe to call
+// concurrently on disjoint chunks.
 func (p *pool) run(n, chunk int, fn func(lo, hi int)) {
 	nc := nChunks(n, chunk)
 	if nc == 0 {
 		return
 	}
-	w := p.workers
-	if w > nc {
-		w = nc
-	}
-	if w <= 1 || n < serialBelow {
+	w := min(p.workers, nc)
+	if w <= 1 || n < serialBelow || p.stopped {
 		for c := 0; c < nc; c++ {
 			lo := c * chunk
 			fn(lo, min(lo+chunk, n))
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(w)
-	for k := 0; k < w; k++ {
-		go func() {
-			defer wg.Done()
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= nc {
-					return
-				}
-				lo := c * chunk
-				fn(lo, min(lo+chunk, n))
-			}
-		}()
+	if p.wake == nil {
+		p.start()
 	}
-	wg.Wait()
+	p.fn, p.n, p.chunk, p.nc = fn, n, chunk, nc
+	p.next.Store(0)
+	for k := 0; k < w-1; k++ {
+		p.wake[k] <- struct{}{}
+	}
+	p.loop()
+	for k := 0; k < w-1; k++ {
+		<-p.done
+	}
+	p.fn = nil // drop the reference to the Cloth while idle
 }
 
-// sum runs fn on every chunk of [0,n) and returns the sum of its results,
-// added in chunk order.
-func (p *pool) sum(n int, fn func(lo, hi int) float64) float64 {
-	nc := nChunks(n, chunkSize)
+// parts returns the partial-sum buffer for nc chunks.
+func (p *pool) parts(nc int) []float64 {
 	if cap(p.partial) < nc {
 		p.partial = make([]float64, nc)
 	}
-	part := p.partial[:nc]
-	p.run(n, chunkSize, func(lo, hi int) { part[lo/chunkSize] = fn(lo, hi) })
+	return p.partial[:nc]
+}
+
+// sumParts adds the partials in chunk order.
+func sumParts(part []float64) float64 {
 	s := 0.0
 	for _, v := range part {
 		s += v
@@ -76,15 +125,8 @@ func (p *pool) sum(n int, fn func(lo, hi int) float64) float64 {
 	return s
 }
 
-// maxOf runs fn on every chunk of [0,n) and returns the largest result
-// (fn's results must not be NaN; max is order independent).
-func (p *pool) maxOf(n int, fn func(lo, hi int) float64) float64 {
-	nc := nChunks(n, chunkSize)
-	if cap(p.partial) < nc {
-		p.partial = make([]float64, nc)
-	}
-	part := p.partial[:nc]
-	p.run(n, chunkSize, func(lo, hi int) { part[lo/chunkSize] = fn(lo, hi) })
+// maxParts returns the largest partial, NaN if any is NaN.
+func maxParts(part []float64) float64 {
 	m := 0.0
 	for _, v := range part {
 		if v > m || v != v {
@@ -93,3 +135,6 @@ func (p *pool) maxOf(n int, fn func(lo, hi int) float64) float64 {
 	}
 	return m
 }
+
+// stopPool is the Cloth cleanup.
+func stopPool(p *pool) { p.stop() }

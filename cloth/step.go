@@ -14,7 +14,6 @@ type work struct {
 	fprev                   []geom.Vec3
 	dv, r, d, q, s          []geom.Vec3
 	x0, v0, xprev, vprev    []geom.Vec3
-	pinv                    []geom.Mat3
 	kind                    []uint8
 	pinned                  []bool
 	dir, z                  []geom.Vec3
@@ -35,7 +34,6 @@ func (w *work) init(n int) {
 	w.fprev = vec()
 	w.dv, w.r, w.d, w.q, w.s = vec(), vec(), vec(), vec(), vec()
 	w.x0, w.v0, w.xprev, w.vprev = vec(), vec(), vec(), vec()
-	w.pinv = make([]geom.Mat3, n)
 	w.kind = make([]uint8, n)
 	w.pinned = make([]bool, n)
 	w.dir, w.z = vec(), vec()
@@ -165,15 +163,9 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 		beta = 2 * h / 3
 	}
 	dx0 := w.dx0
-	c.pool.run(n, chunkSize, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if bdf {
-				dx0[i] = x[i].Sub(w.xprev[i]).Scale(1.0/3).AddScaled(beta, v[i])
-			} else {
-				dx0[i] = v[i].Scale(h)
-			}
-		}
-	})
+	k := &c.k
+	k.x, k.v, k.h, k.beta, k.bdf = x, v, h, beta, bdf
+	c.pool.run(n, chunkSize, k.kDx0)
 	w.resetSubstep()
 	c.attTargets(c.Time+h, t0, dt)
 	// Hard attachments: prescribed Δv so that x(t+h) hits the target.
@@ -189,46 +181,24 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	for _, i := range c.Info.Isolated {
 		w.constrain(int32(i), Fixed, geom.Vec3{}, v[i].Neg(), true)
 	}
-	ctx := StepContext{c: c, Time: c.Time, Dt: h, X: x, V: v}
+	ctx := &c.ctx // reused: a local would escape through the Hook interface
+	*ctx = StepContext{c: c, Time: c.Time, Dt: h, X: x, V: v}
 	for _, hk := range c.Hooks {
-		if err := hk.Begin(&ctx); err != nil {
+		if err := hk.Begin(ctx); err != nil {
 			return 0, 0, err
 		}
 	}
 	// Soft attachments are evaluated at the end-of-substep target.
 	c.assemble(x, v, true, beta, beta*beta, dx0)
 	// rhs = β(f + K·dx0) [+ M(v − v₋₁)/3 for BDF2]   (Eqs. 8–10)
-	rhs := w.rhs
-	c.pool.run(n, chunkSize, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r := w.f[i].Add(w.kdx[i]).Scale(beta)
-			if bdf {
-				r = r.AddScaled(c.Mass[i]/3, v[i].Sub(w.vprev[i]))
-			}
-			rhs[i] = r
-		}
-	})
+	c.pool.run(n, chunkSize, k.kRhs)
 	iters, res, ok := c.pcg()
 	if !ok {
 		return iters, res, &errRetry{fmt.Sprintf("CG did not converge (residual %.3g after %d iterations)", res, iters)}
 	}
-	dv := w.dv
-	bad := c.pool.maxOf(n, func(lo, hi int) float64 {
-		m := 0.0
-		for i := lo; i < hi; i++ {
-			nv := v[i].Add(dv[i])
-			x[i] = x[i].Add(dx0[i]).AddScaled(beta, dv[i])
-			v[i] = nv
-			s := nv.Len2()
-			if s > m || s != s {
-				m = s
-			}
-			if !x[i].IsFinite() {
-				m = math.Inf(1)
-			}
-		}
-		return m
-	})
+	k.part = c.pool.parts(nChunks(n, chunkSize))
+	c.pool.run(n, chunkSize, k.kAdvance)
+	bad := maxParts(k.part)
 	fail := ""
 	switch {
 	case math.IsNaN(bad) || math.IsInf(bad, 0):
@@ -247,7 +217,7 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	}
 	ctx.End = true
 	for _, hk := range c.Hooks {
-		if err := hk.End(&ctx); err != nil {
+		if err := hk.End(ctx); err != nil {
 			copy(x, w.x0)
 			copy(v, w.v0)
 			return iters, res, err
@@ -262,186 +232,19 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	return iters, res, nil
 }
 
-// pcg solves the filtered system for Δv with the modified preconditioned
-// conjugate gradient of Baraff and Witkin 1998 §5.3: Δv starts at the
-// prescribed z, and residuals and search directions are filtered by S so that
-// the constrained components keep their prescribed values. The
-// preconditioner is the inverse of each 3x3 diagonal block (block Jacobi).
-func (c *Cloth) pcg() (iters int, rel float64, ok bool) {
-	w := &c.work
-	A := &c.sys
-	n := len(c.X)
-	dv, r, d, q, s, b := w.dv, w.r, w.d, w.q, w.s, w.rhs
-	kind := w.kind
-	// Δv = SΔv₋₁ + z; preconditioner.
-	c.pool.run(n, chunkSize, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			// Warm start from the previous substep's Δv (filtered), plus
-			// the prescribed part z.
-			p := dv[i]
-			if kind[i] != 0 {
-				p = w.filter1(int32(i), p)
-			}
-			if !p.IsFinite() {
-				p = geom.Vec3{}
-			}
-			dv[i] = p.Add(w.z[i])
-			inv, ok := A.val[A.diag[i]].Inverse()
-			if !ok {
-				m := math.Max(c.Mass[i], 1e-12)
-				inv = geom.Diag3(1/m, 1/m, 1/m)
-			}
-			w.pinv[i] = inv
-		}
-	})
-	// r = S(b − AΔv); δ0 = (Sb)ᵀP⁻¹(Sb).
-	var delta0 float64
-	c.spmv(dv, q)
-	delta0 = c.pool.sum(n, func(lo, hi int) float64 {
-		acc := 0.0
-		for i := lo; i < hi; i++ {
-			bi := b[i]
-			ri := bi.Sub(q[i])
-			if kind[i] != 0 {
-				bi = w.filter1(int32(i), bi)
-				ri = w.filter1(int32(i), ri)
-			}
-			r[i] = ri
-			acc += bi.Dot(mulVec(&w.pinv[i], bi))
-		}
-		return acc
-	})
-	// d = S P⁻¹ r; δ = rᵀd.
-	delta := c.pool.sum(n, func(lo, hi int) float64 {
-		acc := 0.0
-		for i := lo; i < hi; i++ {
-			di := mulVec(&w.pinv[i], r[i])
-			if kind[i] != 0 {
-				di = w.filter1(int32(i), di)
-			}
-			d[i] = di
-			acc += r[i].Dot(di)
-		}
-		return acc
-	})
-	tol2 := c.opts.CGTol * c.opts.CGTol
-	if delta0 == 0 {
-		return 0, 0, true
-	}
-	for iters = 0; iters < c.opts.CGMaxIter && delta > tol2*delta0; iters++ {
-		// q = S A d; dq = dᵀq.
-		dq := c.spmvDot(d, q)
-		if !(dq > 0) {
-			break // loss of positive definiteness or NaN
-		}
-		alpha := delta / dq
-		dold := delta
-		delta = c.pool.sum(n, func(lo, hi int) float64 {
-			acc := 0.0
-			for i := lo; i < hi; i++ {
-				dv[i] = dv[i].AddScaled(alpha, d[i])
-				ri := r[i].AddScaled(-alpha, q[i])
-				r[i] = ri
-				si := mulVec(&w.pinv[i], ri)
-				if kind[i] != 0 {
-					si = w.filter1(int32(i), si)
-				}
-				s[i] = si
-				acc += ri.Dot(si)
-			}
-			return acc
-		})
-		bt := delta / dold
-		c.pool.run(n, chunkSize, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				d[i] = s[i].AddScaled(bt, d[i])
-			}
-		})
-	}
-	rel = math.Sqrt(math.Abs(delta / delta0))
-	if math.IsNaN(rel) {
-		return iters, rel, false
-	}
-	// Accept a solve that ran out of iterations if it is still accurate to
-	// 1 %: the implicit step stays stable with an inexact Δv.
-	return iters, rel, rel <= c.opts.CGTol || rel < 1e-2
-}
-
-// spmv computes y = A x (unfiltered).
-func (c *Cloth) spmv(x, y []geom.Vec3) {
-	A := &c.sys
-	c.pool.run(len(x), chunkSize, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			var acc geom.Vec3
-			for k := A.rowStart[i]; k < A.rowStart[i+1]; k++ {
-				acc = acc.Add(mulVec(&A.val[k], x[A.col[k]]))
-			}
-			y[i] = acc
-		}
-	})
-}
-
-// spmvDot computes y = S A x and returns xᵀy.
-func (c *Cloth) spmvDot(x, y []geom.Vec3) float64 {
-	A := &c.sys
-	w := &c.work
-	return c.pool.sum(len(x), func(lo, hi int) float64 {
-		dot := 0.0
-		for i := lo; i < hi; i++ {
-			var ax, ay, az float64
-			for k := A.rowStart[i]; k < A.rowStart[i+1]; k++ {
-				m := &A.val[k]
-				v := x[A.col[k]]
-				ax += m[0][0]*v.X + m[0][1]*v.Y + m[0][2]*v.Z
-				ay += m[1][0]*v.X + m[1][1]*v.Y + m[1][2]*v.Z
-				az += m[2][0]*v.X + m[2][1]*v.Y + m[2][2]*v.Z
-			}
-			yi := geom.Vec3{X: ax, Y: ay, Z: az}
-			if w.kind[i] != 0 {
-				yi = w.filter1(int32(i), yi)
-			}
-			y[i] = yi
-			dot += x[i].Dot(yi)
-		}
-		return dot
-	})
-}
-
 // MaxStretch returns the largest elongation strain of the cloth: max over
 // triangles of |U|−1 and |V|−1 (WeftWarp) or over stretch springs of l/L−1
 // (MassSpring).
 func (c *Cloth) MaxStretch() float64 {
-	x := c.X
+	k := &c.k
 	if c.mat.Model == MassSpring {
-		return c.pool.maxOf(len(c.sprs), func(lo, hi int) float64 {
-			m := 0.0
-			for i := lo; i < hi; i++ {
-				e := &c.sprs[i]
-				if e.bend {
-					continue
-				}
-				s := x[e.v[1]].Dist(x[e.v[0]])/e.rest - 1
-				if s > m || s != s {
-					m = s
-				}
-			}
-			return m
-		})
+		k.part = c.pool.parts(nChunks(len(c.sprs), chunkSize))
+		c.pool.run(len(c.sprs), chunkSize, k.kStretchSpr)
+	} else {
+		k.part = c.pool.parts(nChunks(len(c.tris), chunkSize))
+		c.pool.run(len(c.tris), chunkSize, k.kStretchTri)
 	}
-	return c.pool.maxOf(len(c.tris), func(lo, hi int) float64 {
-		m := 0.0
-		for i := lo; i < hi; i++ {
-			e := &c.tris[i]
-			xa, xb, xc := x[e.v[0]], x[e.v[1]], x[e.v[2]]
-			U := xa.Scale(e.ru[0]).AddScaled(e.ru[1], xb).AddScaled(e.ru[2], xc)
-			V := xa.Scale(e.rv[0]).AddScaled(e.rv[1], xb).AddScaled(e.rv[2], xc)
-			s := math.Max(U.Len(), V.Len()) - 1
-			if s > m || s != s {
-				m = s
-			}
-		}
-		return m
-	})
+	return maxParts(k.part)
 }
 
 func (c *Cloth) kinetic() (ke, vmax float64) {
@@ -528,9 +331,10 @@ func (c *Cloth) rk4(h, t0, dt float64) error {
 	copy(w.v0, v)
 	w.resetSubstep()
 	c.attTargets(c.Time+h, t0, dt)
-	ctx := StepContext{c: c, Time: c.Time, Dt: h, X: x, V: v}
+	ctx := &c.ctx // reused: a local would escape through the Hook interface
+	*ctx = StepContext{c: c, Time: c.Time, Dt: h, X: x, V: v}
 	for _, hk := range c.Hooks {
-		if err := hk.Begin(&ctx); err != nil {
+		if err := hk.Begin(ctx); err != nil {
 			return err
 		}
 	}
@@ -586,7 +390,7 @@ func (c *Cloth) rk4(h, t0, dt float64) error {
 	}
 	ctx.End = true
 	for _, hk := range c.Hooks {
-		if err := hk.End(&ctx); err != nil {
+		if err := hk.End(ctx); err != nil {
 			return err
 		}
 	}
