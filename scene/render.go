@@ -77,10 +77,33 @@ func (s *Scene) Render(f int, opt render.Options) (*image.NRGBA, error) {
 		opt.Bounds = s.trackBox(body)
 	}
 	items := []render.Item{{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: PaletteColor(0)}}
+	k := 1
 	for i, g := range s.Garments {
-		items = append(items, render.Item{Mesh: g.Mesh, Verts: garments[i], Color: PaletteColor(i + 1)})
+		// A garment of several pieces (a suit: top and trousers) gets one
+		// colour per piece.
+		for _, part := range pieces(g.Mesh) {
+			items = append(items, render.Item{Mesh: part, Verts: garments[i], Color: PaletteColor(k)})
+			k++
+		}
 	}
 	return render.Render(items, opt)
+}
+
+// pieces returns one mesh per connected component of m, each sharing m's
+// vertices (only the triangles differ).
+func pieces(m *mesh.Mesh) []*mesh.Mesh {
+	top, err := mesh.NewTopology(m)
+	if err != nil || top.NumComps < 2 {
+		return []*mesh.Mesh{m}
+	}
+	out := make([]*mesh.Mesh, top.NumComps)
+	for c := range out {
+		out[c] = &mesh.Mesh{Verts: m.Verts}
+	}
+	for t, c := range top.TriComp {
+		out[c].Tris = append(out[c].Tris, m.Tris[t])
+	}
+	return out
 }
 
 // RenderMeshes draws meshes with their frame positions in palette colours,
