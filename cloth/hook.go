@@ -88,6 +88,23 @@ func (s *StepContext) Constrain(i int, kind ConstraintKind, dir, dv geom.Vec3) {
 // normal load for friction.
 func (s *StepContext) Force(i int) geom.Vec3 { return s.c.work.fprev[i] }
 
+// Reaction returns the impulse (N·s) that the constraints (Constrain and
+// hard attachments) applied to vertex i during this substep's solve, valid
+// in End: the residual (AΔv − b)_i of the linear system at a constrained
+// vertex, i.e. the force the constraint exerted times the step (β for
+// BDF2). Its component along a contact normal is positive when the
+// constraint pushed the vertex out and negative when it held the vertex
+// back (Baraff and Witkin 1998 §5.3 release a contact whose reaction
+// pulls). It is zero for unconstrained vertices, outside End, and with
+// ExplicitRK4.
+func (s *StepContext) Reaction(i int) geom.Vec3 {
+	w := &s.c.work
+	if !s.End || w.kind[i] == uint8(Free) || s.c.opts.Integrator == ExplicitRK4 {
+		return geom.Vec3{}
+	}
+	return rowMul(&s.c.sys, i, w.dv).Sub(w.rhs[i])
+}
+
 // AddForce adds an external force (N) on vertex i for this substep.
 func (s *StepContext) AddForce(i int, f geom.Vec3) {
 	w := &s.c.work
@@ -144,17 +161,28 @@ func (w *work) constrain(i int32, kind ConstraintKind, dir, dv geom.Vec3, pin bo
 	case old == Free:
 		w.kind[i], w.dir[i], w.z[i] = uint8(kind), dir, part(kind, dir)
 	case old == Plane && kind == Plane:
-		ln := w.dir[i].Cross(dir)
-		if ln.Len() < 1e-6 {
-			w.z[i] = part(Plane, dir)
+		// Two planes: the prescribed Δv must satisfy Δv·n1 = a1 and
+		// Δv·n2 = a2 within span(n1, n2). Nearly parallel planes (within
+		// about 6°) keep the one that prescribes the larger normal change.
+		n1, a1 := w.dir[i], w.z[i].Dot(w.dir[i])
+		a2 := dir.Dot(dv)
+		c := n1.Dot(dir)
+		ln := n1.Cross(dir)
+		if ln.Len() < 0.1 {
+			if a2 > a1*c {
+				w.dir[i], w.z[i] = dir, dir.Scale(a2)
+			}
 			return
 		}
+		det := 1 - c*c
+		al, be := (a1-c*a2)/det, (a2-c*a1)/det
 		w.kind[i], w.dir[i] = uint8(Line), ln.Unit()
-		w.z[i] = w.z[i].Add(part(Plane, dir))
-		w.z[i] = w.z[i].Sub(w.dir[i].Scale(w.dir[i].Dot(w.z[i])))
+		w.z[i] = n1.Scale(al).AddScaled(be, dir)
 	default:
+		// The old constraint keeps its prescribed components; the new one
+		// adds those in the directions the old one left free: z += S_old·p.
+		w.z[i] = w.z[i].Add(w.filter1(i, part(kind, dir)))
 		w.kind[i] = uint8(Fixed)
-		w.z[i] = w.z[i].Add(part(kind, dir))
 	}
 }
 

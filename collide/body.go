@@ -21,11 +21,6 @@ const (
 	FeatureVertex
 )
 
-// boundaryCos is how far behind a boundary feature's pseudo-normal a point
-// must be to count as inside: (p−c)·n̂ < −boundaryCos·|p−c|, i.e. more than
-// 30° behind the tangent plane.
-const boundaryCos = 0.5
-
 // Contact is the result of a signed-distance query against a Body.
 type Contact struct {
 	// Tri is the closest triangle (its id in the body mesh), -1 for none.
@@ -63,8 +58,13 @@ type Contact struct {
 // using the angle weighted pseudonormal", IEEE TVCG 11(3), 2005), exact for
 // closed, consistently oriented (counter-clockwise seen from outside)
 // manifold meshes. For open meshes, a point whose closest feature lies on a
-// boundary counts as outside unless it is clearly behind the surface: more
-// than 30° behind the feature's tangent plane.
+// boundary (edge or vertex) counts as outside: it is beyond the surface's
+// extent (above the waistband of an inner garment, at a neck opening), and
+// its contact normal points away from the rim, which keeps cloth at the
+// safety distance from a rim without pushing it through the surface. (An
+// earlier rule, inside when more than 30° behind the rim's tangent plane,
+// classified a shirt lying on the waist just above the waistband of the
+// trousers under it as inside the trousers and pushed it out through them.)
 //
 // Queries are safe for concurrent use; Set*, Update and Flip changes are not
 // safe concurrently with queries.
@@ -118,8 +118,10 @@ func NewBody(m *mesh.Mesh) (*Body, error) {
 }
 
 // FollowCloth returns a body made of the triangles of c (whose mesh is m)
-// that follows c: Update takes c's current positions and velocities. It is
-// how one garment acts as the collision body of another (see Layers).
+// that follows c: Update(t) takes c's current positions X and velocities V,
+// moved to time t along V (X + V·(t − c.Time)), so that a garment stepped
+// ahead of the one colliding with it is seen where it was at t. It is how
+// one garment acts as the collision body of another (see Layers).
 func FollowCloth(c *cloth.Cloth, m *mesh.Mesh) (*Body, error) {
 	if len(m.Verts) != c.NumVerts() {
 		return nil, fmt.Errorf("collide: mesh has %d vertices, cloth %d", len(m.Verts), c.NumVerts())
@@ -220,6 +222,15 @@ func (b *Body) Update(t float64) {
 		}
 		b.followT = b.follow.Time
 		b.SetState(b.follow.X, b.follow.V)
+		// The followed cloth may be ahead of (or behind) t, e.g. stepped
+		// through the whole frame before the cloth colliding with it: move
+		// it back along its velocity to t (x(t) = X + V·(t − its time), the
+		// implicit Euler step's own interpolation).
+		if dt := t - b.follow.Time; dt != 0 {
+			for i, p := range b.follow.X {
+				b.prev[i] = p.AddScaled(dt, b.follow.V[i])
+			}
+		}
 	} else if b.fresh && (b.time == t || !b.interp) {
 		return
 	}
@@ -350,10 +361,10 @@ func (b *Body) classify(p geom.Vec3, h mesh.Hit) Contact {
 	dist := math.Sqrt(h.Dist2)
 	s := d.Dot(n)
 	ln := n.Len()
-	inside := s < 0
-	if bnd {
-		inside = s < -boundaryCos*dist*ln
-	}
+	// A point whose closest feature is on a boundary of an open mesh lies
+	// beyond the surface's extent (above a waistband, in a neck opening), not
+	// behind it: it is outside, at its distance from the rim.
+	inside := s < 0 && !bnd
 	if dist > 1e-12 {
 		c.Normal = d.Scale(1 / dist)
 		if inside {

@@ -59,6 +59,14 @@ const (
 	// farFactor·band is added to the query radius so that a vertex found
 	// clear of the surface can skip queries for a few substeps.
 	farFactor = 2.0
+	// maxProjFactor·Thickness is the largest push of End per substep.
+	maxProjFactor = 2.0
+	// vReg (m/s) regularises Coulomb friction: below it the friction force
+	// grows linearly with the sliding speed, reaching μ·N at vReg.
+	vReg = 1e-3
+	// maxGain caps the implicit friction gain k = h·c/m (the fraction
+	// k/(1+k) of the tangential velocity removed per substep).
+	maxGain = 1000.0
 )
 
 // contact kinds of a vertex in a substep.
@@ -78,9 +86,16 @@ type vstate struct {
 	free  float64 // lower bound of the unsigned distance to the surface, m
 	d0    float64 // signed distance at Begin (or free when not found), m
 	n     geom.Vec3
-	dv    geom.Vec3 // prescribed velocity change
-	fric  geom.Vec3 // friction force added this substep, N
+	dv    geom.Vec3 // prescribed velocity change (normal component)
+	vb    geom.Vec3 // body velocity at the contact point, m/s
+	corr  float64   // outward normal speed that only corrects the position, m/s
+	fc    float64   // implicit friction coefficient c, N·s/m (0: none)
 	depth float64   // penetration depth found at End before projection, m
+	// active: constrained in the last accepted substep and the constraint
+	// pushed (its reaction along n was positive); aN is that push per unit
+	// mass, m/s².
+	active bool
+	aN     float64
 }
 
 // Stats reports what a Collider did in its last substep.
@@ -102,17 +117,35 @@ type Stats struct {
 // level contact constraints, position-level projection and Coulomb
 // friction:
 //
-// Begin moves the body to the substep's start and, for every vertex that
-// could come closer than 1.5·Thickness during the substep while approaching
-// (relative normal velocity plus h times the normal acceleration of the last
-// evaluated force ≤ 0), adds a Baraff–Witkin Plane constraint whose
-// prescribed normal velocity is the body's, plus the part that closes the gap
-// down to 1.2·Thickness. The normal impulse per unit mass jn that this takes
-// sets the friction (Bridson, Fedkiw and Anderson, "Robust treatment of
-// collisions, contact and friction for cloth animation", SIGGRAPH 2002,
-// §7.2): if the predicted relative tangential velocity |vt + h·ft/m| ≤ μs·jn
-// the vertex sticks (Fixed constraint: it moves with the body's surface
-// point); otherwise a friction force reduces it by μd·jn over the substep.
+// Begin moves the body to the substep's start and finds, for every vertex,
+// its relative normal velocity vn = (v − v_b)·n and the predicted one
+// v̂n = vn + h·g·n (inertia and gravity only: the cloth's internal forces
+// are stiff and resolved by the implicit solve, so an explicit estimate of
+// their effect would grossly overshoot). A vertex whose signed distance d
+// would come within the band 1.5·Thickness (d + h·min(v̂n, 0) < band) while
+// approaching (v̂n ≤ 0), or that is already closer than 1.2·Thickness, gets
+// a Baraff–Witkin Plane constraint whose prescribed velocity change
+// Δv·n = v̄n − vn gives it the relative normal velocity
+//
+//	v̄n = max(v̂n, −(d − 1.2·Thickness)/h)     if d > 1.2·Thickness
+//	v̄n = max(v̂n, 0) + min((1.2·Thickness − d)/h, 0.5 m/s)   otherwise,
+//
+// i.e. it does not come closer than 1.2·Thickness by the end of the
+// substep, and a vertex too close is moved out; that last part (the
+// position correction) is removed from its velocity again in End, so that
+// correcting a position does not launch the vertex. The constraint only
+// removes approach: a vertex predicted to separate is left free.
+//
+// Friction follows Coulomb's law with the normal impulse per unit mass
+// jn = v̄n − v̂n (without the position correction) (Bridson, Fedkiw and
+// Anderson, "Robust treatment of collisions, contact and friction for
+// cloth animation", SIGGRAPH 2002, §7.2), but acts through the implicit
+// solve as a tangential damping force f = −c·P_t(v − v_b), P_t = I − nnᵀ,
+// with the matching Jacobian ∂f/∂v = −c·P_t: for a vertex alone it reduces
+// the predicted relative tangential speed |v̂t| by min(μd·jn, |v̂t|) (with
+// k = h·c/m, by the fraction k/(1+k) = μd·jn/|v̂t|), and it sticks
+// (k = 100) when |v̂t| ≤ μs·jn. Being a force rather than a constraint,
+// static friction cannot hold the cloth against arbitrarily large tension.
 //
 // End moves the body to the substep's end and projects every vertex closer
 // than Thickness (or inside) out along the contact normal to distance
@@ -126,15 +159,14 @@ type Stats struct {
 // queried. Detection runs in parallel over fixed chunks; constraints are
 // applied in vertex order, so results are identical for any Workers.
 //
-// Vertices deeper inside than the query radius at the start of a substep
-// are not seen: resolve initial penetrations with ResolveInitial.
+// Vertices deeper inside than Params.MaxDepth are left alone: resolve
+// initial penetrations with ResolveInitial.
 type Collider struct {
 	Body   *Body
 	Params Params
 
 	st        []vstate
 	x0, xEnd  []geom.Vec3
-	fricDone  []geom.Vec3 // friction forces of the last accepted substep
 	lastMoved float64
 	started   bool
 	stats     Stats
@@ -159,16 +191,18 @@ func (c *Collider) init(n int) {
 		c.st = make([]vstate, n)
 		c.x0 = make([]geom.Vec3, n)
 		c.xEnd = make([]geom.Vec3, n)
-		c.fricDone = make([]geom.Vec3, n)
 		c.started = false
 	}
 	if !c.started {
 		for i := range c.st {
 			c.st[i] = vstate{hint: -1}
-			c.fricDone[i] = geom.Vec3{}
 		}
 	}
 }
+
+// maxCorrection is the largest outward speed (m/s) used to move a vertex
+// that is too close back to the target distance within the solve.
+const maxCorrection = 0.5
 
 // Begin implements cloth.Hook.
 func (c *Collider) Begin(ctx *cloth.StepContext) error {
@@ -200,18 +234,13 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			if x != c.xEnd[i] {
 				st.free -= x.Dist(c.xEnd[i])
 			}
-			st.kind, st.fric, st.proj, st.depth, st.query, st.bnd = kNone, geom.Vec3{}, 0, 0, false, false
+			st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd = kNone, 0, 0, 0, 0, false, false
 			m := ctx.Mass(i)
 			if !(m > 0) {
 				st.d0 = math.Inf(1)
 				continue
 			}
-			f := ctx.Force(i).Sub(c.fricDone[i])
-			if f == (geom.Vec3{}) {
-				f = grav.Scale(m)
-			}
-			a := f.Scale(1 / m)
-			r := band + h*(v.Len()+vbody) + h*h*a.Len()
+			r := band + h*(v.Len()+vbody) + h*h*grav.Len()
 			if st.free >= r {
 				st.d0 = st.free
 				continue
@@ -232,30 +261,50 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			vb := b.VelocityAt(&con)
 			vrel := v.Sub(vb)
 			vn := vrel.Dot(nrm)
-			an := a.Dot(nrm)
-			nat := vn + h*an // relative normal velocity without contact
-			if nat > 0 || d+h*nat >= band {
+			acc := grav // predicted acceleration (see the type's doc)
+			gn := acc.Dot(nrm)
+			pred := vn + h*gn // predicted relative normal velocity
+			// Smallest relative normal velocity that ends the substep at
+			// the target distance (positive: a correction out).
+			vmin := min(-(d-target)/h, maxCorrection)
+			// A contact whose normal flipped since the last substep is
+			// pinched between two facing parts of the surface (a fold or a
+			// self-intersection of the skinned body, e.g. armpit, crotch):
+			// no position is clear of both, so hold it without correction
+			// rather than push it back and forth.
+			pinched := st.active && nrm.Dot(st.n) < 0
+			if pinched {
+				vmin = min(vmin, 0)
+			}
+			keep := st.active && d < band
+			if !keep && (pred >= vmin || (d > target && d+h*pred >= band)) {
+				st.active = false
 				continue
 			}
-			vnNew := 0.0
-			if d > target {
-				vnNew = max(nat, -(d-target)/h)
+			corr := max(vmin, 0) // the part that only corrects the position
+			st.kind, st.n, st.vb, st.corr = kSlide, nrm, vb, corr
+			st.dv = nrm.Scale(vmin - vn)
+			if mud == 0 && mus == 0 {
+				continue
 			}
-			jn := vnNew - nat // normal velocity change due to contact, ≥ 0
+			// Normal velocity change per substep due to the contact: from
+			// the last reaction when the contact persists, else predicted.
+			jn := max(min(vmin, 0)-pred, 0)
+			if st.active {
+				jn = max(jn, st.aN*h)
+			}
 			vt := vrel.AddScaled(-vn, nrm)
-			vtNat := vt.Add(a.AddScaled(-an, nrm).Scale(h))
-			lt := vtNat.Len()
-			if mus > 0 && lt <= mus*jn {
-				st.kind = kStick
-				st.dv = vb.AddScaled(vnNew, nrm).Sub(v)
-				continue
+			vtp := vt.Add(acc.AddScaled(-gn, nrm).Scale(h))
+			lt := vtp.Len()
+			var k float64
+			if lt <= mus*jn {
+				// Friction can stop it: regularised static friction, at
+				// most μs·N unless it already slides faster than vReg.
+				st.kind, k = kStick, mus*jn/max(vt.Len(), vReg)
+			} else {
+				k = mud * jn / max(lt-mud*jn, vReg)
 			}
-			st.kind, st.n = kSlide, nrm
-			st.dv = nrm.Scale(vnNew - vn)
-			if mud > 0 && lt > 0 {
-				red := min(mud*jn, lt)
-				st.fric = vtNat.Scale(-red / lt * m / h)
-			}
+			st.fc = min(k, maxGain) * m / h
 		}
 	})
 	var s Stats
@@ -264,21 +313,29 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 		if st.query {
 			s.Queried++
 		}
-		switch st.kind {
-		case kStick:
-			ctx.Constrain(i, cloth.Fixed, geom.Vec3{}, st.dv)
-			s.Contacts++
+		if st.kind == kNone {
+			continue
+		}
+		ctx.Constrain(i, cloth.Plane, st.n, st.dv)
+		s.Contacts++
+		if st.kind == kStick {
 			s.Stuck++
-		case kSlide:
-			ctx.Constrain(i, cloth.Plane, st.n, st.dv)
-			s.Contacts++
-			if st.fric != (geom.Vec3{}) {
-				ctx.AddForce(i, st.fric)
-			}
+		}
+		if st.fc > 0 {
+			// f = −c·P_t(v − v_b), ∂f/∂v = −c·P_t.
+			vt := ctx.V[i].Sub(st.vb)
+			vt = vt.AddScaled(-vt.Dot(st.n), st.n)
+			ctx.AddForce(i, vt.Scale(-st.fc))
+			ctx.AddJacobian(i, geom.Mat3{}, tangentProjector(st.n).Scale(-st.fc))
 		}
 	}
 	c.stats = s
 	return nil
+}
+
+// tangentProjector returns I − n nᵀ for a unit n.
+func tangentProjector(n geom.Vec3) geom.Mat3 {
+	return geom.Identity3().Add(geom.Outer(n, n).Scale(-1))
 }
 
 // End implements cloth.Hook.
@@ -290,9 +347,23 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 	moved := b.moved - c.lastMoved
 	c.lastMoved = b.moved
 	th := p.Thickness
+	h := ctx.Dt
 	parallel(n, p.Workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			st := &c.st[i]
+			st.active = false
+			if st.kind != kNone {
+				// Baraff–Witkin release: keep the contact while its
+				// constraint pushes.
+				ln := ctx.Reaction(i).Dot(st.n)
+				st.active, st.aN = ln > 0, max(ln/ctx.Mass(i)-st.corr, 0)/h
+			}
+			if st.corr > 0 {
+				// The position correction is not a velocity.
+				if vn := ctx.V[i].Sub(st.vb).Dot(st.n); vn > 0 {
+					ctx.V[i] = ctx.V[i].AddScaled(-min(vn, st.corr), st.n)
+				}
+			}
 			x := ctx.X[i]
 			delta := x.Dist(c.x0[i]) + moved
 			st.free -= delta
@@ -312,6 +383,10 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 				if con.Dist >= th*(1-1e-9) || con.Dist < -p.MaxDepth {
 					break
 				}
+				if st.kind != kNone && con.Normal.Dot(st.n) < 0 {
+					// Pinched (see Begin): the constraint holds it.
+					break
+				}
 				if pass == 0 {
 					st.depth = max(0, -con.Dist)
 					n0 = con.Normal
@@ -321,7 +396,11 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 					// first push rather than ping-pong.
 					break
 				}
-				x = con.Point.AddScaled(th, con.Normal)
+				// Push out to the safety distance, but by at most
+				// maxProjFactor·Thickness per substep: a larger jump would
+				// tear the cloth (strain appears after the solver's checks);
+				// the rest is corrected by the next Begin, through the solve.
+				x = x.AddScaled(min(th-con.Dist, maxProjFactor*th), con.Normal)
 				st.proj++
 				st.free = th
 				vb := b.VelocityAt(&con)
@@ -336,7 +415,6 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 	copy(c.xEnd, ctx.X)
 	for i := range c.st {
 		st := &c.st[i]
-		c.fricDone[i] = st.fric
 		if st.proj > 0 {
 			c.stats.Projected++
 			c.stats.MaxDepth = max(c.stats.MaxDepth, st.depth)

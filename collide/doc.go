@@ -14,8 +14,8 @@
 // continuously through the cloth's substeps; its BVH is refitted, not
 // rebuilt). Its signed distance is the closest-point distance signed by the
 // angle-weighted pseudo-normal of the closest feature (Bærentzen and Aanæs
-// 2005), with a rule for open meshes: near a boundary a point is outside
-// unless clearly behind the surface.
+// 2005), with a rule for open meshes: a point whose closest feature is on a
+// boundary is outside (beyond the surface's extent).
 //
 // Collider is the hook of one cloth against one Body: velocity-level
 // Baraff–Witkin contact constraints with Coulomb static and dynamic friction

@@ -19,7 +19,8 @@ import (
 // (FollowCloth; the BVH is refitted each substep), so that the outer layer
 // stays at least p.Thickness outside the inner one where they overlap.
 // Where the inner layer ends (a hem, a waistband), the closest feature is a
-// boundary and the outer vertex counts as outside unless clearly behind it.
+// boundary and the outer vertex counts as outside, kept at p.Thickness from
+// the rim.
 // With reverse set, garment i's vertices also collide with garment j's
 // triangles flipped (kept inside them), which is wang2010's own test (a
 // vertex of the pants that jumps outside the shirt) and makes the pair

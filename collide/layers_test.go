@@ -67,7 +67,9 @@ func TestLayersSqueeze(t *testing.T) {
 	for _, p := range outer.X {
 		r += math.Hypot(p.X, p.Z)
 	}
-	if r /= float64(len(outer.X)); r > 0.096 {
+	// The outer tube buckles into lobes; friction between the layers (μs
+	// 0.6) holds the lobes where they touch (frictionless: ≈ 0.095).
+	if r /= float64(len(outer.X)); r > 0.097 {
 		t.Errorf("outer tube mean radius %g: not squeezed towards the inner (from 0.1; denim resists hoop compression)", r)
 	}
 }

@@ -27,7 +27,7 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newInspectCmd(), newConvertCmd(), newPoseCmd(), newRenderCmd(), newCompressCmd(), newDecompressCmd(), newServeCmd())
+	root.AddCommand(newInspectCmd(), newConvertCmd(), newPoseCmd(), newRenderCmd(), newCompressCmd(), newDecompressCmd(), newServeCmd(), newSimulateCmd(), newDemoCmd(), newBenchCmd())
 	return root
 }
 

@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+)
+
+func TestVec3sRoundTrip(t *testing.T) {
+	frames := [][]geom.Vec3{
+		{{X: 1, Y: 2, Z: 3}, {X: -0.5, Y: 0.25, Z: 1e-3}},
+		{{X: 4, Y: 5, Z: 6}, {X: 7, Y: 8, Z: 9}},
+	}
+	var buf bytes.Buffer
+	if err := WriteVec3s(&buf, frames...); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 2*2*12 {
+		t.Fatalf("wrote %d bytes, want 48", buf.Len())
+	}
+	got, err := ReadVec3s(bytes.NewReader(buf.Bytes()), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range frames {
+		for i, p := range frames[f] {
+			// float32 keeps 24 bits: relative error ≤ 2^-24.
+			if d := got[f][i].Sub(p).Len(); d > 1e-6*(1+p.Len()) {
+				t.Errorf("frame %d point %d: got %v want %v", f, i, got[f][i], p)
+			}
+		}
+	}
+	if _, err := ReadVec3s(bytes.NewReader(buf.Bytes()[:40]), 2); err == nil {
+		t.Error("a partial frame was accepted")
+	}
+	if _, err := ReadVec3s(bytes.NewReader(nil), 0); err == nil {
+		t.Error("0 points per frame was accepted")
+	}
+}
+
+func TestEdges(t *testing.T) {
+	e := Edges([][3]int32{{0, 1, 2}, {2, 1, 3}})
+	want := [][2]int32{{0, 1}, {0, 2}, {1, 2}, {1, 3}, {2, 3}}
+	if len(e) != len(want) {
+		t.Fatalf("got %v want %v", e, want)
+	}
+	for i := range e {
+		if e[i] != want[i] {
+			t.Fatalf("got %v want %v", e, want)
+		}
+	}
+}
+
+// cube returns a closed, counter-clockwise unit cube centred at the origin.
+func cube() *mesh.Mesh {
+	v := []geom.Vec3{}
+	for i := 0; i < 8; i++ {
+		v = append(v, geom.V(float64(i&1)-0.5, float64(i>>1&1)-0.5, float64(i>>2&1)-0.5))
+	}
+	tris := [][3]int32{
+		{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, // z-, z+
+		{0, 1, 4}, {1, 5, 4}, {2, 6, 3}, {3, 6, 7}, // y-, y+
+		{0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}, // x-, x+
+	}
+	return &mesh.Mesh{Verts: v, Tris: tris}
+}
+
+func TestScore(t *testing.T) {
+	body := cube()
+	if err := body.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rest := &mesh.Mesh{
+		Verts: []geom.Vec3{geom.V(1, 0, 0), geom.V(2, 0, 0), geom.V(1, 1, 0)},
+		Tris:  [][3]int32{{0, 1, 2}},
+	}
+	f1 := []geom.Vec3{geom.V(1, 0, 0), geom.V(2.5, 0, 0), geom.V(1, 1, 0)} // edge 0-1 strained by 0.5
+	f2 := []geom.Vec3{geom.V(0.4, 0, 0), geom.V(2, 0, 0), geom.V(1, 1, 0)} // vertex 0 10 cm inside
+	frames := [][]geom.Vec3{rest.Verts, f1, f2}
+	bodies := [][]geom.Vec3{body.Verts, body.Verts, body.Verts}
+	q, err := Score(rest, frames, body.Tris, bodies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Frames != 2 {
+		t.Errorf("scored %d frames, want 2 (frame 0 is not scored)", q.Frames)
+	}
+	if q.MaxStrain < 0.6-1e-9 { // f2: edge 0-1 is 1.6 long
+		t.Errorf("max strain %g, want 0.6", q.MaxStrain)
+	}
+	if q.Inside != 1 || q.Deep != 1 || q.MaxDepth < 0.1-1e-9 || q.MaxDepth > 0.1+1e-9 {
+		t.Errorf("penetration: inside %d deep %d depth %g, want 1, 1, 0.1", q.Inside, q.Deep, q.MaxDepth)
+	}
+}
+
+func TestTimes(t *testing.T) {
+	tm := Times([]time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond, 10 * time.Millisecond})
+	if tm.Median != 2.5 || tm.Min != 1 || tm.Max != 10 || tm.Frames != 4 {
+		t.Errorf("got %+v", tm)
+	}
+	if tm.FPS() != 400 {
+		t.Errorf("FPS %g, want 400", tm.FPS())
+	}
+}
+
+func TestMatchCloth(t *testing.T) {
+	// A right isosceles triangle pair (unit square): A_e/L² per edge, T = 1/30.
+	m := &mesh.Mesh{
+		Verts: []geom.Vec3{geom.V(0, 0, 0), geom.V(1, 0, 0), geom.V(0, 1, 0), geom.V(1, 1, 0)},
+		Tris:  [][3]int32{{0, 1, 2}, {2, 1, 3}},
+	}
+	f := cloth.Denim()
+	b := MatchCloth(f, m, 30, 2, 0.003)
+	if want := f.Density * 1 / 4; b.Mass != want {
+		t.Errorf("mass %g, want %g", b.Mass, want)
+	}
+	if b.Quality != 2 || b.DistanceMin+b.ColliderThickness != 0.003 || b.AirDamping != 0 {
+		t.Errorf("got %+v", b)
+	}
+	if !(b.Tension > 0) || b.Compression != b.Tension || !(b.Bending > 0) {
+		t.Errorf("stiffness %+v", b)
+	}
+}
+
+func TestWriteBlenderInput(t *testing.T) {
+	dir := t.TempDir()
+	rest := cube()
+	in := BlenderInput{
+		Rest: rest, Start: rest.Verts, Pins: []int32{0, 1},
+		PinTargets: [][]geom.Vec3{{{}, {}}, {{}, {}}},
+		BodyTris:   rest.Tris, BodyFrames: [][]geom.Vec3{rest.Verts, rest.Verts}, FPS: 30,
+	}
+	p, err := WriteBlenderInput(dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int64{
+		"garment_rest.f32": 8 * 12, "garment_tris.i32": 12 * 12, "pins.i32": 8,
+		"pin_targets.f32": 2 * 2 * 12, "body_frames.f32": 2 * 8 * 12,
+	} {
+		st, err := os.Stat(dir + "/" + name)
+		if err != nil || st.Size() != size {
+			t.Errorf("%s: %v, size %v want %d", name, err, st, size)
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(data), `"pin_targets": "pin_targets.f32"`) {
+		t.Errorf("params.json: %v\n%s", err, data)
+	}
+	in.PinTargets = in.PinTargets[:1]
+	if _, err := WriteBlenderInput(dir, in); err == nil {
+		t.Error("mismatched pin frames accepted")
+	}
+}
+
+// TestSimBenchCoarse runs pleat on a few frames of the coarse case: a smoke
+// test of the harness, no timing assertions. When sim.Run fails (body
+// collision was known to diverge while it was being fixed), the failure is
+// logged and the test skipped.
+func TestSimBenchCoarse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4, NoBlender: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + buf.String())
+	c := rep.Cases[0]
+	if c.Pleat.Err != "" || !c.Pleat.Ran {
+		t.Skipf("sim.Run failed (reported, not a harness bug): %s", c.Pleat.Err)
+	}
+	if c.Verts == 0 || c.Pins == 0 || c.Pleat.Time.Frames != 3 || c.Pleat.Quality.Frames != 3 {
+		t.Errorf("case %+v", c)
+	}
+}
+
+// TestBlenderCoarse runs the Blender side too, only with PLEAT_BENCH_BLENDER=1
+// and a blender on the PATH.
+func TestBlenderCoarse(t *testing.T) {
+	if os.Getenv("PLEAT_BENCH_BLENDER") != "1" {
+		t.Skip("set PLEAT_BENCH_BLENDER=1 to run Blender")
+	}
+	if _, err := FindBlender(""); err != nil {
+		t.Skip(err)
+	}
+	rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + buf.String())
+	c := rep.Cases[0]
+	if !c.Blender.Ran {
+		t.Fatalf("Blender did not run: %s", c.Blender.Err)
+	}
+	if c.Blender.Time.Frames != 3 || c.Blender.Quality.Frames != 3 {
+		t.Errorf("Blender side %+v", c.Blender)
+	}
+}

@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio"
+	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/obj"
+	"github.com/pleat-dev/pleat/meshio/pc2"
+	"github.com/pleat-dev/pleat/scene"
+)
+
+// NumFrames returns the number of frames simulated.
+func (r *Result) NumFrames() int {
+	if len(r.Frames) == 0 {
+		return 0
+	}
+	return len(r.Frames[0])
+}
+
+// Merged returns the pieces as one mesh (piece after piece, one group per
+// piece) in their rest pose, and each frame's positions in that order.
+func (r *Result) Merged() (*mesh.Mesh, [][]geom.Vec3) {
+	parts := make([]*mesh.Mesh, len(r.Pieces))
+	names := make([]string, len(r.Pieces))
+	for i, p := range r.Pieces {
+		parts[i], names[i] = p.Mesh, p.Name
+	}
+	m := meshio.Merge(parts, names)
+	frames := make([][]geom.Vec3, r.NumFrames())
+	for f := range frames {
+		for i := range r.Pieces {
+			frames[f] = append(frames[f], r.Frames[i][f]...)
+		}
+	}
+	return m, frames
+}
+
+// GLTF returns the simulation as a glTF scene: the skinned, animated body of
+// s and each garment piece as a mesh with one morph target per frame whose
+// weights step through the frames (vertex animation; three.js plays it, and
+// Blender imports it as shape keys). Large: 12 bytes per vertex per frame.
+func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
+	n := r.NumFrames()
+	if n == 0 {
+		return nil, fmt.Errorf("sim: no frames to write")
+	}
+	sk := s.Character.Skeleton
+	gs := &gltfio.Scene{Skeleton: scene.GLTFSkeleton(sk)}
+	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)})
+	anim := scene.GLTFAnimation(name, sk, s.Clip.Poses[:n], r.FPS)
+	for i, p := range r.Pieces {
+		base := r.Frames[i][0]
+		m := *p.Mesh
+		m.Verts = base
+		gm := gltfio.Mesh{Name: p.Name, Mesh: &m}
+		w := make([][]float64, n)
+		for f := 0; f < n; f++ {
+			d := make([]geom.Vec3, len(base))
+			for v := range d {
+				d[v] = r.Frames[i][f][v].Sub(base[v])
+			}
+			gm.Morph = append(gm.Morph, d)
+			gm.MorphNames = append(gm.MorphNames, fmt.Sprintf("frame %d", f))
+			w[f] = make([]float64, n)
+			w[f][f] = 1
+		}
+		anim.Morphs = append(anim.Morphs, gltfio.MorphTrack{Mesh: len(gs.Meshes), Weights: w})
+		gs.Meshes = append(gs.Meshes, gm)
+	}
+	gs.Animations = []gltfio.Animation{anim}
+	return gs, gs.Validate()
+}
+
+// Write saves the garment animation by extension: .glb/.gltf (with the
+// body), .pc2 (plus the rest mesh beside it as .obj, which viewers and
+// Blender's PC2 importer need), or a folder (path ending in / or an existing
+// directory) of OBJ frames.
+func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
+	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") {
+		m, frames := r.Merged()
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, err
+		}
+		var files []string
+		fm := *m
+		for f, fr := range frames {
+			fm.Verts = fr
+			name := filepath.Join(path, fmt.Sprintf("frame_%05d.obj", f))
+			if err := obj.WriteFile(name, &fm); err != nil {
+				return files, err
+			}
+			files = append(files, name)
+		}
+		return files, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".glb", ".gltf":
+		gs, err := r.GLTF(s, "simulate")
+		if err != nil {
+			return nil, err
+		}
+		return []string{path}, gltfio.WriteFile(path, gs)
+	case ".pc2":
+		m, frames := r.Merged()
+		c := &pc2.Cache{NumPoints: len(m.Verts), Start: 0, SampleRate: 1, Frames: frames}
+		if err := pc2.WriteFile(path, c); err != nil {
+			return nil, err
+		}
+		rest := strings.TrimSuffix(path, filepath.Ext(path)) + ".obj"
+		return []string{path, rest}, obj.WriteFile(rest, m)
+	}
+	return nil, fmt.Errorf("%s: write .glb, .gltf, .pc2 or a folder/ of OBJ frames", path)
+}

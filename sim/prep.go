@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// Piece is one connected piece of a garment, ready to simulate: its mesh in
+// the rest pose (possibly subdivided), its skin weights (to follow the body
+// where pinned, and as the skinning baseline) and the vertices attached to
+// the body.
+type Piece struct {
+	// Name is the garment name, with "#k" for the k-th piece of a garment
+	// that has several.
+	Name string
+	// Mesh is the piece in the character's rest pose, metres.
+	Mesh *mesh.Mesh
+	// Weights are skin weights for the character's skeleton.
+	Weights skel.Weights
+	// Attach lists the vertices held to their skinned positions (the top
+	// boundary loop: a waistband or a collar).
+	Attach []int32
+	// Layer orders pieces from the body outwards (0 = innermost).
+	Layer int
+	// Garment and Source map back: the garment index and, for each piece
+	// vertex that is an original garment vertex, its index there (-1 for
+	// vertices added by subdivision).
+	Garment int
+	Source  []int32
+}
+
+// SplitPieces splits a garment mesh into its connected components (a suit
+// OBJ often holds a shirt and trousers). Isolated vertices are dropped.
+func SplitPieces(name string, m *mesh.Mesh, w skel.Weights) ([]*Piece, error) {
+	if w.NumVerts() != len(m.Verts) {
+		return nil, fmt.Errorf("garment %s: %d skin weight lists for %d vertices", name, w.NumVerts(), len(m.Verts))
+	}
+	top, err := mesh.NewTopology(m)
+	if err != nil {
+		return nil, fmt.Errorf("garment %s: %w", name, err)
+	}
+	var out []*Piece
+	for c := 0; c < top.NumComps; c++ {
+		pm, src := subMesh(m, top.TriComp, int32(c))
+		p := &Piece{Name: name, Mesh: pm, Source: src, Weights: subWeights(w, src)}
+		if top.NumComps > 1 {
+			p.Name = fmt.Sprintf("%s#%d", name, c)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// subMesh extracts the triangles of component c, renumbering vertices and
+// UVs; src maps new vertex ids to old.
+func subMesh(m *mesh.Mesh, triComp []int32, c int32) (*mesh.Mesh, []int32) {
+	vmap := make([]int32, len(m.Verts))
+	for i := range vmap {
+		vmap[i] = -1
+	}
+	uvmap := make([]int32, len(m.UVs))
+	for i := range uvmap {
+		uvmap[i] = -1
+	}
+	out := &mesh.Mesh{}
+	var src []int32
+	hasUV := m.HasUVs()
+	tmap := make([]int32, len(m.Tris))
+	for t, tr := range m.Tris {
+		tmap[t] = -1
+		if triComp[t] != c {
+			continue
+		}
+		var nt, nuv [3]int32
+		for k, v := range tr {
+			if vmap[v] < 0 {
+				vmap[v] = int32(len(out.Verts))
+				out.Verts = append(out.Verts, m.Verts[v])
+				src = append(src, v)
+			}
+			nt[k] = vmap[v]
+			if hasUV {
+				u := m.UVTris[t][k]
+				if uvmap[u] < 0 {
+					uvmap[u] = int32(len(out.UVs))
+					out.UVs = append(out.UVs, m.UVs[u])
+				}
+				nuv[k] = uvmap[u]
+			}
+		}
+		tmap[t] = int32(len(out.Tris))
+		out.Tris = append(out.Tris, nt)
+		if hasUV {
+			out.UVTris = append(out.UVTris, nuv)
+		}
+	}
+	for _, g := range m.Groups {
+		ng := mesh.Group{Name: g.Name}
+		for _, t := range g.Tris {
+			if tmap[t] >= 0 {
+				ng.Tris = append(ng.Tris, tmap[t])
+			}
+		}
+		if len(ng.Tris) > 0 {
+			out.Groups = append(out.Groups, ng)
+		}
+	}
+	return out, src
+}
+
+// subWeights selects the weight lists of vertices src.
+func subWeights(w skel.Weights, src []int32) skel.Weights {
+	lists := make([][]skel.Influence, len(src))
+	for i, v := range src {
+		js, ws := w.Influences(int(v))
+		for k := range js {
+			lists[i] = append(lists[i], skel.Influence{Joint: js[k], W: ws[k]})
+		}
+	}
+	return skel.NewWeights(lists)
+}
+
+// Subdivide refines a piece by 1-to-4 midpoint subdivision `levels` times,
+// carrying skin weights (new vertex = mean of its two parents' weights),
+// attachments and the source map.
+func (p *Piece) Subdivide(levels int) {
+	for l := 0; l < levels; l++ {
+		m, sm := mesh.Subdivide(p.Mesh)
+		lists := make([][]skel.Influence, len(m.Verts))
+		for v := 0; v < sm.NumOrig; v++ {
+			js, ws := p.Weights.Influences(v)
+			for k := range js {
+				lists[v] = append(lists[v], skel.Influence{Joint: js[k], W: ws[k]})
+			}
+		}
+		for j, par := range sm.Parents {
+			lists[sm.NumOrig+j] = mergeInfluences(p.Weights, par[0], par[1])
+		}
+		p.Mesh = m
+		p.Weights = skel.NewWeights(lists)
+		for len(p.Source) < len(m.Verts) {
+			p.Source = append(p.Source, -1)
+		}
+	}
+	p.Attach = nil
+}
+
+// mergeInfluences averages the influence lists of vertices a and b.
+func mergeInfluences(w skel.Weights, a, b int32) []skel.Influence {
+	acc := map[int32]float32{}
+	for _, v := range []int32{a, b} {
+		js, ws := w.Influences(int(v))
+		for k := range js {
+			acc[js[k]] += ws[k] / 2
+		}
+	}
+	out := make([]skel.Influence, 0, len(acc))
+	for j, x := range acc {
+		out = append(out, skel.Influence{Joint: j, W: x})
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Joint < out[k].Joint })
+	return out
+}
+
+// LevelsFor returns how many subdivision levels bring nv vertices to at
+// least target (each level roughly quadruples the count); 0 if target ≤ nv.
+func LevelsFor(nv, target int) int {
+	l := 0
+	for n := nv; n < target && l < 6; n *= 4 {
+		l++
+	}
+	return l
+}
+
+// TopLoop returns the boundary loop of m with the highest mean height (the
+// waistband of trousers, the collar of a shirt), or nil when m is closed.
+func TopLoop(m *mesh.Mesh) []int32 {
+	top, err := mesh.NewTopology(m)
+	if err != nil {
+		return nil
+	}
+	best, bestY := -1, math.Inf(-1)
+	for i, loop := range top.BoundaryLoops {
+		y := 0.0
+		for _, v := range loop {
+			y += m.Verts[v].Y
+		}
+		y /= float64(len(loop))
+		if y > bestY {
+			best, bestY = i, y
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return append([]int32(nil), top.BoundaryLoops[best]...)
+}
+
+// OrderLayers sets Layer on each piece from the body outwards: where two
+// pieces overlap (vertices of one within reach of the other's surface), the
+// one whose overlapping vertices are farther from the body is outside.
+// dist returns a point's distance to the body surface.
+func OrderLayers(ps []*Piece, dist func(p geom.Vec3) float64) {
+	n := len(ps)
+	outer := make([]int, n) // number of pieces each one is outside of
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			bi := mesh.NewBVH(ps[j].Mesh.Verts, ps[j].Mesh.Tris)
+			var di, dj []float64
+			for _, v := range ps[i].Mesh.Verts {
+				if _, ok := bi.ClosestPointWithin(v, 0.04); ok {
+					di = append(di, dist(v))
+				}
+			}
+			bj := mesh.NewBVH(ps[i].Mesh.Verts, ps[i].Mesh.Tris)
+			for _, v := range ps[j].Mesh.Verts {
+				if _, ok := bj.ClosestPointWithin(v, 0.04); ok {
+					dj = append(dj, dist(v))
+				}
+			}
+			if len(di) == 0 || len(dj) == 0 {
+				continue
+			}
+			if median(di) > median(dj) {
+				outer[i]++
+			} else {
+				outer[j]++
+			}
+		}
+	}
+	for i, p := range ps {
+		p.Layer = outer[i]
+	}
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

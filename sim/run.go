@@ -1,0 +1,488 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// Options configure a garment simulation. The zero value simulates the
+// garments as given with denim, the mass-spring model, implicit Euler, two
+// substeps per 30 fps frame, a 3 mm body safety distance, layered
+// collisions, the top boundary loop of each piece attached to the body, and
+// half a second of settling on the first pose.
+type Options struct {
+	// Fabric names a preset (cloth.Presets: "denim", "jersey", ...) for every
+	// piece; Fabrics overrides it per piece by name prefix ("shirt": ...).
+	Fabric  string
+	Fabrics map[string]string
+	// Model is the cloth model (cloth.MassSpring by default, as wang2010;
+	// cloth.WeftWarp is volino-cordier's accurate model).
+	Model cloth.Model
+	// ModelSet must be true for Model to be used (cloth.WeftWarp is Model's
+	// zero value).
+	ModelSet bool
+	// Integrator is cloth.ImplicitEuler (default) or cloth.BDF2.
+	Integrator cloth.Integrator
+	// TargetVerts subdivides the garments (1-to-4 midpoint subdivision,
+	// whole levels) until they hold at least this many vertices in total;
+	// 0 keeps them as given.
+	TargetVerts int
+	// MaxDt is the largest cloth substep, s; 0 means 1/60.
+	MaxDt float64
+	// Thickness is the body safety distance, m; 0 means 3 mm.
+	Thickness float64
+	// Frictionless turns body friction off.
+	Frictionless bool
+	// NoLayers turns cloth–cloth collision between pieces off.
+	NoLayers bool
+	// NoAttach leaves the top boundary loops free.
+	NoAttach bool
+	// NoBody turns body collision off (for diagnosis: the garments fall
+	// through the body).
+	NoBody bool
+	// Settle is the time (s) simulated on the first pose before the clip
+	// plays; 0 means 0.5 s, negative none.
+	Settle float64
+	// Workers for the solver and collisions; 0 means GOMAXPROCS.
+	Workers int
+	// PatternRest takes each piece's rest shape from its UVs as metric
+	// pattern coordinates (when they are) instead of from the 3D garment in
+	// the rest pose. Fitted garments rarely match their pattern exactly
+	// (ease, fitting), and a mismatch starts the cloth strained, so by
+	// default the rest shape is the 3D garment with the weft along U.
+	PatternRest bool
+}
+
+// FrameStats describes one simulated frame.
+type FrameStats struct {
+	Frame int
+	// Wall is the wall-clock time to simulate the frame.
+	Wall time.Duration
+	// CGIterations, Substeps and Retries are summed over the pieces.
+	CGIterations, Substeps, Retries int
+	// MaxStretch is the largest edge elongation strain over the pieces.
+	MaxStretch float64
+	// KineticEnergy is the garments' kinetic energy, J.
+	KineticEnergy float64
+	// Inside counts vertices inside the body, Deep those more than 2 mm
+	// inside; MaxDepth is the deepest, m.
+	Inside, Deep int
+	MaxDepth     float64
+}
+
+// Result is a simulated garment animation.
+type Result struct {
+	Pieces []*Piece
+	// FPS is the frame rate of Frames.
+	FPS float64
+	// Frames[p][f] are piece p's vertex positions at frame f.
+	Frames [][][]geom.Vec3
+	// Stats has one entry per frame (frame 0 is the settled first pose).
+	Stats []FrameStats
+	// Notes say what the run adjusted (materials, subdivision, initial
+	// penetration resolved, interruptions).
+	Notes []string
+	// Interrupted is true when the context ended the run early; Frames
+	// holds the frames done.
+	Interrupted bool
+}
+
+// Progress is called after each frame with the number done and the total.
+type Progress func(done, total int)
+
+// ErrNoGarments is returned for a scene without garments.
+var ErrNoGarments = errors.New("sim: the scene has no garments")
+
+// Run simulates the scene's garments through its clip. When ctx ends, Run
+// stops after the current frame and returns the frames done with
+// Interrupted set (and no error).
+func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*Result, error) {
+	if len(s.Garments) == 0 {
+		return nil, ErrNoGarments
+	}
+	if len(s.Clip.Poses) == 0 {
+		return nil, errors.New("sim: the clip has no frames")
+	}
+	res := &Result{FPS: s.Clip.FPS}
+	thick := opt.Thickness
+	if thick == 0 {
+		thick = 0.003
+	}
+	if thick < 0 || thick > 0.05 || math.IsNaN(thick) {
+		return nil, fmt.Errorf("sim: thickness %g m out of range (0, 0.05]", thick)
+	}
+	fps := s.Clip.FPS
+	if !(fps > 0) || fps > 1000 {
+		return nil, fmt.Errorf("sim: clip frame rate %g out of range", fps)
+	}
+
+	// Pieces, subdivision and layer order.
+	var pieces []*Piece
+	total := 0
+	for gi, g := range s.Garments {
+		ps, err := SplitPieces(g.Name, g.Mesh, g.Weights)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			p.Garment = gi
+			total += len(p.Mesh.Verts)
+		}
+		pieces = append(pieces, ps...)
+	}
+	if opt.TargetVerts > 0 {
+		if l := LevelsFor(total, opt.TargetVerts); l > 0 {
+			n := 0
+			for _, p := range pieces {
+				p.Subdivide(l)
+				n += len(p.Mesh.Verts)
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("subdivided %d times: %d → %d garment vertices", l, total, n))
+			total = n
+		}
+	}
+	sk := s.Character.Skeleton
+	restBody, err := collide.NewBody(s.Character.Body)
+	if err != nil {
+		return nil, fmt.Errorf("sim: body: %w", err)
+	}
+	OrderLayers(pieces, func(p geom.Vec3) float64 { return math.Abs(restBody.SignedDistance(p).Dist) })
+	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].Layer < pieces[j].Layer })
+	res.Pieces = pieces
+
+	// The garments start in the rest pose, where they were fitted, and the
+	// body moves from its rest pose to the clip's first pose while the cloth
+	// follows (the settle phase): skinning a garment straight into a pose
+	// crushes it into the body where limbs fold (armpits, crotch).
+	skinOf := func(p skel.Pose) []geom.Rigid { return skel.SkinMatrices(sk, p, nil) }
+	skinAt := func(f int) []geom.Rigid { return skinOf(s.Clip.Poses[f]) }
+	bodyOf := func(skin []geom.Rigid, dst []geom.Vec3) []geom.Vec3 {
+		return skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, dst)
+	}
+	bodyAt := func(f int, dst []geom.Vec3) []geom.Vec3 { return bodyOf(skinAt(f), dst) }
+	// Settle: the body moves from the rest pose into the first pose and its
+	// root accelerates smoothly to the clip's initial velocity v0, arriving
+	// at the first pose's root at the end (a body that starts walking at
+	// full speed from rest would hit the cloth with an infinite
+	// acceleration). The root offset from the first pose at settle
+	// fraction u is v0·T·(u³ − u⁴/2 − 1/2) (velocity v0·smoothstep(u)).
+	settle := opt.Settle
+	if settle == 0 {
+		settle = 0.5
+	}
+	var v0 geom.Vec3
+	if len(s.Clip.Poses) > 1 {
+		v0 = s.Clip.Poses[1].Root.Sub(s.Clip.Poses[0].Root).Scale(fps)
+	}
+	settleOffset := func(u float64) geom.Vec3 {
+		return v0.Scale(settle * (u*u*u - u*u*u*u/2 - 0.5))
+	}
+	restPose := skel.RestPose(sk)
+	restPose.Root = s.Clip.Poses[0].Root
+	if settle > 0 {
+		restPose.Root = restPose.Root.Add(settleOffset(0))
+	}
+	skinRest := skinOf(restPose)
+	bodyRest := bodyOf(skinRest, nil)
+	body, err := collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: s.Character.Body.Tris})
+	if err != nil {
+		return nil, fmt.Errorf("sim: body: %w", err)
+	}
+
+	maxDt := opt.MaxDt
+	if maxDt == 0 {
+		maxDt = 1.0 / 60
+	}
+	cloths := make([]*cloth.Cloth, len(pieces))
+	meshes := make([]*mesh.Mesh, len(pieces))
+	skinBuf := make([][]geom.Vec3, len(pieces))
+	attach := make([][]int, len(pieces))
+	for i, p := range pieces {
+		mat, note, err := material(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		copts := cloth.Options{Integrator: opt.Integrator, MaxDt: maxDt, Workers: opt.Workers, SkipDegenerate: true}
+		switch {
+		case !opt.PatternRest:
+			copts.RestFromMesh = true
+		case !metricUVs(p.Mesh):
+			copts.RestFromMesh = true
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: UVs are not metric pattern coordinates; rest shape taken from the 3D garment, weft along U", p.Name))
+		}
+		c, err := cloth.NewCloth(p.Mesh, mat, copts)
+		if err != nil {
+			return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
+		}
+		if n := len(c.Info.Skipped); n > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: skipped %d degenerate triangles", p.Name, n))
+		}
+		x := skel.LBS(p.Mesh.Verts, p.Weights, skinRest, nil)
+		rep, err := collide.ResolveInitial(x, p.Mesh.Tris, body, thick, 20)
+		if err != nil {
+			return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
+		}
+		if rep.Inside > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d vertices started inside the body (deepest %.1f mm); pushed out gently", p.Name, rep.Inside, rep.MaxDepth*1000))
+		}
+		copy(c.X, x)
+		for k := range c.V {
+			c.V[k] = geom.Vec3{}
+		}
+		cloths[i], meshes[i] = c, &mesh.Mesh{Verts: x, Tris: p.Mesh.Tris}
+		if !opt.NoAttach {
+			p.Attach = TopLoop(p.Mesh)
+		}
+	}
+	// Attachments start at the vertices' current positions; without
+	// settling the garments are first skinned into the first pose below.
+	addAttachments := func() {
+		for i, p := range pieces {
+			for _, v := range p.Attach {
+				attach[i] = append(attach[i], cloths[i].Attach(cloth.Attachment{Vertex: int(v)}))
+			}
+		}
+	}
+	if settle > 0 {
+		addAttachments()
+	}
+	cp := collide.Params{Thickness: thick, Frictionless: opt.Frictionless, Workers: opt.Workers, MaxDepth: 0.02}
+	if !opt.NoLayers && len(cloths) > 1 {
+		lp := cp
+		lp.Thickness = math.Min(thick, 0.002)
+		if _, err := collide.Layers(cloths, meshes, lp, false); err != nil {
+			return nil, err
+		}
+	}
+	if !opt.NoBody {
+		for _, c := range cloths {
+			c.Hooks = append(c.Hooks, collide.NewCollider(body, cp))
+		}
+	}
+
+	frames := len(s.Clip.Poses)
+	res.Frames = make([][][]geom.Vec3, len(pieces))
+	record := func(f int, st FrameStats) error {
+		for i, c := range cloths {
+			for _, p := range c.X {
+				if !p.IsFinite() {
+					return fmt.Errorf("sim: %s: non-finite position at frame %d", pieces[i].Name, f)
+				}
+			}
+			res.Frames[i] = append(res.Frames[i], append([]geom.Vec3(nil), c.X...))
+			pen := penetration(c.X, body)
+			st.Inside += pen.inside
+			st.Deep += pen.deep
+			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
+			st.KineticEnergy += c.KineticEnergy()
+			st.MaxStretch = math.Max(st.MaxStretch, c.MaxStretch())
+		}
+		res.Stats = append(res.Stats, st)
+		if progress != nil {
+			progress(f+1, frames)
+		}
+		return nil
+	}
+	// Targets of the attached loops: tgtPrev at the start of the coming
+	// frame, skinBuf at its end.
+	tgtPrev := make([][]geom.Vec3, len(pieces))
+	for i, p := range pieces {
+		for _, v := range p.Attach {
+			tgtPrev[i] = append(tgtPrev[i], cloths[i].X[v])
+		}
+	}
+	// step advances every piece by dt in lockstep substeps of at most
+	// maxDt (the pieces collide with each other's current state), moving
+	// the attachment targets linearly over the frame.
+	step := func(dt float64, st *FrameStats) error {
+		nsub := max(1, int(math.Ceil(dt/maxDt-1e-9)))
+		h := dt / float64(nsub)
+		for k := 1; k <= nsub; k++ {
+			a := float64(k) / float64(nsub)
+			for i, c := range cloths {
+				for j, v := range pieces[i].Attach {
+					c.SetTarget(attach[i][j], tgtPrev[i][j].Lerp(skinBuf[i][v], a))
+				}
+				ss, err := c.Step(h)
+				if err != nil {
+					return fmt.Errorf("sim: %s at t=%.3f s: %w", pieces[i].Name, c.Time, err)
+				}
+				st.CGIterations += ss.CGIterations
+				st.Substeps += ss.Substeps
+				st.Retries += ss.Retries
+			}
+		}
+		for i, p := range pieces {
+			for j, v := range p.Attach {
+				tgtPrev[i][j] = skinBuf[i][v]
+			}
+		}
+		return nil
+	}
+	setTargets := func(skin []geom.Rigid) {
+		for i, p := range pieces {
+			if len(p.Attach) == 0 {
+				continue
+			}
+			skinBuf[i] = skel.LBS(p.Mesh.Verts, p.Weights, skin, skinBuf[i])
+		}
+	}
+
+	// Settle: move from the rest pose to the first pose (smoothstep in
+	// time, slerped joints), then hold it, the root accelerating to v0.
+	start := time.Now()
+	st0 := FrameStats{Frame: 0}
+	body0 := bodyAt(0, nil)
+	if settle > 0 {
+		n := int(math.Ceil(settle * fps))
+		move := (n + 1) / 2 // frames of motion; the rest hold the pose
+		prevB := append([]geom.Vec3(nil), bodyRest...)
+		var pose skel.Pose
+		var nextB []geom.Vec3
+		t := cloths[0].Time
+		for k := 1; k <= n; k++ {
+			a := math.Min(1, float64(k)/float64(move))
+			a = a * a * (3 - 2*a)
+			skel.InterpPose(&pose, restPose, s.Clip.Poses[0], a)
+			pose.Root = s.Clip.Poses[0].Root.Add(settleOffset(float64(k) / float64(n)))
+			skin := skinOf(pose)
+			nextB = bodyOf(skin, nextB)
+			body.SetFrames(prevB, nextB, t, t+1/fps)
+			setTargets(skin)
+			if err := step(1/fps, &st0); err != nil {
+				return nil, err
+			}
+			t += 1 / fps
+			prevB, nextB = nextB, prevB
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("settled %.2f s from the rest pose into the first pose", settle))
+	} else {
+		// No settling: skin the garments straight into the first pose.
+		skin0 := skinAt(0)
+		body.SetFrame(body0)
+		for i, p := range pieces {
+			x := skel.LBS(p.Mesh.Verts, p.Weights, skin0, nil)
+			if _, err := collide.ResolveInitial(x, p.Mesh.Tris, body, thick, 20); err != nil {
+				return nil, err
+			}
+			copy(cloths[i].X, x)
+		}
+		addAttachments()
+		setTargets(skin0)
+		for i, p := range pieces {
+			for j, v := range p.Attach {
+				tgtPrev[i][j] = cloths[i].X[v]
+			}
+		}
+	}
+	st0.Wall = time.Since(start)
+	if err := record(0, st0); err != nil {
+		return nil, err
+	}
+
+	prev := body0
+	var next []geom.Vec3
+	for f := 1; f < frames; f++ {
+		if err := ctx.Err(); err != nil {
+			res.Interrupted = true
+			res.Notes = append(res.Notes, fmt.Sprintf("interrupted after %d of %d frames", f, frames))
+			return res, nil
+		}
+		start := time.Now()
+		st := FrameStats{Frame: f}
+		t0 := cloths[0].Time
+		t1 := t0 + 1/fps
+		next = bodyAt(f, next)
+		body.SetFrames(prev, next, t0, t1)
+		setTargets(skinAt(f))
+		if err := step(t1-t0, &st); err != nil {
+			return res, err
+		}
+		st.Wall = time.Since(start)
+		if err := record(f, st); err != nil {
+			return res, err
+		}
+		prev, next = next, prev
+	}
+	return res, nil
+}
+
+type penStat struct {
+	inside, deep int
+	maxDepth     float64
+}
+
+// penetration counts vertices inside the body and more than 2 mm inside.
+func penetration(x []geom.Vec3, body *collide.Body) penStat {
+	var s penStat
+	for _, p := range x {
+		c, ok := body.Query(p, 0.05)
+		if !ok || c.Dist >= 0 {
+			continue
+		}
+		s.inside++
+		if -c.Dist > 0.002 {
+			s.deep++
+		}
+		s.maxDepth = math.Max(s.maxDepth, -c.Dist)
+	}
+	return s
+}
+
+// material picks the fabric and model of a piece.
+func material(p *Piece, opt Options) (cloth.Material, string, error) {
+	name := opt.Fabric
+	for prefix, f := range opt.Fabrics {
+		if strings.HasPrefix(p.Name, prefix) {
+			name = f
+		}
+	}
+	if name == "" {
+		name = "denim"
+	}
+	fab, ok := cloth.Presets()[strings.ToLower(name)]
+	if !ok {
+		var have []string
+		for k := range cloth.Presets() {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		return cloth.Material{}, "", fmt.Errorf("sim: unknown fabric %q (have %s)", name, strings.Join(have, ", "))
+	}
+	model := cloth.MassSpring
+	if opt.ModelSet {
+		model = opt.Model
+	}
+	return cloth.Material{Model: model, Fabric: fab}, "", nil
+}
+
+// metricUVs reports whether a mesh's UVs look like pattern coordinates in
+// metres: the UV area of its triangles within a factor 2 of their 3D area.
+func metricUVs(m *mesh.Mesh) bool {
+	if !m.HasUVs() {
+		return false
+	}
+	a3, a2 := 0.0, 0.0
+	for t, tr := range m.Tris {
+		a3 += geom.TriangleArea(m.Verts[tr[0]], m.Verts[tr[1]], m.Verts[tr[2]])
+		u := m.UVTris[t]
+		p, q, r := m.UVs[u[0]], m.UVs[u[1]], m.UVs[u[2]]
+		a2 += math.Abs((q.X-p.X)*(r.Y-p.Y)-(q.Y-p.Y)*(r.X-p.X)) / 2
+	}
+	return a3 > 0 && a2/a3 > 0.5 && a2/a3 < 2
+}
