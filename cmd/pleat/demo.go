@@ -257,11 +257,17 @@ func renderGarments(s *scene.Scene, garments *mesh.Mesh, x []geom.Vec3, f int) (
 	}
 	box := geom.BoxOf(body)
 	c := box.Center()
-	half := geom.V(0.6, box.Size().Y/2+0.05, 0.6)
-	return render.Render([]render.Item{
-		{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: scene.PaletteColor(0)},
-		{Mesh: garments, Verts: x, Color: scene.PaletteColor(1)},
-	}, render.Options{Width: 360, Height: 480, View: render.ThreeQuarter, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}})
+	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
+	items := []render.Item{{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: scene.PaletteColor(0)}}
+	// One colour per garment piece (the merged mesh has a group per piece).
+	for i, g := range garments.Groups {
+		part := &mesh.Mesh{Verts: garments.Verts}
+		for _, t := range g.Tris {
+			part.Tris = append(part.Tris, garments.Tris[t])
+		}
+		items = append(items, render.Item{Mesh: part, Verts: x, Color: scene.PaletteColor(i + 1)})
+	}
+	return render.Render(items, render.Options{Width: 360, Height: 480, View: render.ThreeQuarter, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}})
 }
 
 func median(x []float64) float64 {

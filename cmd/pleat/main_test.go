@@ -110,3 +110,27 @@ func TestHelpHasExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestDemo runs the whole pipeline on the procedural default (shortened)
+// and checks every output, the glTF files with the validator and three.js.
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	text, err := run(t, "demo", "--out", dir, "--end", "12")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	var glbs []string
+	for _, f := range []string{"skinning.glb", "simulated.glb", "flow.glb", "simulated.pc2", "simulated.obj", "report.html"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+		if strings.HasSuffix(f, ".glb") {
+			glbs = append(glbs, filepath.Join(dir, f))
+		}
+	}
+	if !strings.Contains(text, "pleat serve skinning=") {
+		t.Errorf("demo output lacks the viewer hint:\n%s", text)
+	}
+	gltfcheck.Check(t, glbs...)
+}

@@ -219,7 +219,7 @@ func renderSim(s *scene.Scene, res *sim.Result, f int) (img *image.NRGBA, err er
 	}
 	box := geom.BoxOf(body)
 	c := box.Center()
-	half := geom.V(0.6, box.Size().Y/2+0.05, 0.6)
+	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
 	return render.Render(items, render.Options{Width: 800, Height: 800, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}})
 }
 
