@@ -87,7 +87,7 @@ func TestMakeHumanWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := f.GLTF(gltfio.Mesh{Name: "body", Mesh: sc.Character.HiddenBody(g), Skin: GLTFSkin(sc.Character.Weights)})
+	gs, err := f.GLTF(gltfio.Mesh{Name: "body", Mesh: sc.Character.HiddenBody(g), Skin: scene.GLTFSkin(sc.Character.Weights)})
 	if err != nil {
 		t.Fatal(err)
 	}

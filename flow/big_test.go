@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"github.com/pleat-dev/pleat/scene"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,7 +57,7 @@ func TestBigSynthetic(t *testing.T) {
 	if err := f.WriteFile(filepath.Join(out, "shirt.pflow")); err != nil {
 		t.Fatal(err)
 	}
-	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: GLTFSkin(s.sc.Character.Weights)}
+	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: scene.GLTFSkin(s.sc.Character.Weights)}
 	gs, err := f.GLTF(body)
 	if err != nil {
 		t.Fatal(err)

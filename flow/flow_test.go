@@ -238,7 +238,7 @@ func TestGLTFMatchesPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: GLTFSkin(s.sc.Character.Weights)}
+	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: scene.GLTFSkin(s.sc.Character.Weights)}
 	gs, err := f.GLTF(body)
 	if err != nil {
 		t.Fatal(err)

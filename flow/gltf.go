@@ -3,9 +3,8 @@ package flow
 import (
 	"fmt"
 
-	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
-	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/scene"
 )
 
 // GLTF returns f as a glTF scene that any player animates with standard
@@ -21,30 +20,19 @@ import (
 // KHR_mesh_quantization), so the .glb is about 2× the targets' .pflow size.
 func (f *Flow) GLTF(extra ...gltfio.Mesh) (*gltfio.Scene, error) {
 	sk := f.Skeleton
-	gs := &gltfio.Scene{Skeleton: gltfSkeleton(sk)}
+	gs := &gltfio.Scene{Skeleton: scene.GLTFSkeleton(sk)}
 	name := f.Name
 	if name == "" {
 		name = "garment"
 	}
-	g := gltfio.Mesh{Name: name, Mesh: f.Mesh(), Skin: GLTFSkin(f.Weights)}
+	g := gltfio.Mesh{Name: name, Mesh: f.Mesh(), Skin: scene.GLTFSkin(f.Weights)}
 	for i := 0; i < f.K; i++ {
 		g.Morph = append(g.Morph, f.Target(i, nil))
 		g.MorphNames = append(g.MorphNames, fmt.Sprintf("wrinkle%02d", i))
 	}
 	gs.Meshes = append(gs.Meshes, g)
 	gs.Meshes = append(gs.Meshes, extra...)
-	a := gltfio.Animation{Name: name}
-	for t, p := range f.Poses {
-		a.Times = append(a.Times, float64(t)/f.FPS)
-		rots := make([]geom.Quat, sk.NumJoints())
-		trs := make([]geom.Vec3, sk.NumJoints())
-		for j := range rots {
-			l := skel.Local(sk, p, j)
-			rots[j], trs[j] = l.R, l.T
-		}
-		a.JointRotations = append(a.JointRotations, rots)
-		a.JointTranslations = append(a.JointTranslations, trs)
-	}
+	a := scene.GLTFAnimation(name, sk, f.Poses, f.FPS)
 	if f.K > 0 {
 		tr := gltfio.MorphTrack{Mesh: 0, Weights: make([][]float64, f.NumFrames())}
 		for t := range tr.Weights {
@@ -61,27 +49,4 @@ func (f *Flow) GLTF(extra ...gltfio.Mesh) (*gltfio.Scene, error) {
 		return nil, err
 	}
 	return gs, nil
-}
-
-func gltfSkeleton(sk *skel.Skeleton) *gltfio.Skeleton {
-	out := &gltfio.Skeleton{Joints: make([]gltfio.Joint, sk.NumJoints())}
-	for j := range out.Joints {
-		jt := sk.Joint(j)
-		out.Joints[j] = gltfio.Joint{Name: jt.Name, Parent: jt.Parent, Rest: jt.Rest}
-	}
-	return out
-}
-
-// GLTFSkin converts skin weights to glTF influences (for extra meshes of
-// GLTF, such as the body).
-func GLTFSkin(w skel.Weights) *gltfio.Skin {
-	inf := make([][]gltfio.Influence, w.NumVerts())
-	for v := range inf {
-		js, ws := w.Influences(v)
-		inf[v] = make([]gltfio.Influence, len(js))
-		for k := range js {
-			inf[v][k] = gltfio.Influence{Joint: js[k], Weight: float64(ws[k])}
-		}
-	}
-	return &gltfio.Skin{Influences: inf}
 }

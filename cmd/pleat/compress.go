@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pleat-dev/pleat/scene"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 			if gltfOut != "" {
 				var extra []gltfio.Mesh
 				if withBody {
-					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: flow.GLTFSkin(s.Character.Weights)})
+					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)})
 				}
 				gs, err := f.GLTF(extra...)
 				if err != nil {

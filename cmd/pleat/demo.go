@@ -130,7 +130,7 @@ simulation flags of pose and simulate apply.`,
 			if err := save("simulated.glb", gs); err != nil {
 				return err
 			}
-			body := gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: flow.GLTFSkin(s.Character.Weights)}
+			body := gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)}
 			if gs, err = fl.GLTF(body); err != nil {
 				return err
 			}
