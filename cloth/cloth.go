@@ -250,6 +250,8 @@ type Cloth struct {
 	weft, warp, shear table
 	ms                SpringParams
 
+	edges    [][2]int32 // vertex pairs of the simulated edges
+	edgeRest []float64  // their rest lengths, m
 	att      []Attachment
 	attState []attachState
 
@@ -355,6 +357,18 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 
 	// Topology: edges and hinges (private, so that cloth only needs mesh.Mesh).
 	edges, hinges, nonManifold := buildHinges(tris)
+	c.edges = make([][2]int32, len(edges))
+	c.edgeRest = make([]float64, len(edges))
+	for k, e := range edges {
+		c.edges[k] = [2]int32{e.a, e.b}
+		// Rest length: mean of the pattern lengths in the incident
+		// triangles (as the MassSpring springs).
+		for _, t := range e.tris {
+			v := tris[t].v
+			c.edgeRest[k] += math.Sqrt(len2(rest2[t][cornerOf(v, e.a)].Sub(rest2[t][cornerOf(v, e.b)])))
+		}
+		c.edgeRest[k] /= float64(len(e.tris))
+	}
 	c.Info.NonManifoldEdges = nonManifold
 	c.Info.Hinges = len(hinges)
 
@@ -454,6 +468,14 @@ func (c *Cloth) Pin(verts ...int) {
 // Step (linearly from its previous target over the Step's substeps); it is
 // how per-frame target positions, e.g. from a skinned body, drive pins.
 func (c *Cloth) SetTarget(k int, p geom.Vec3) { c.attState[k].to = p }
+
+// Edges returns the vertex pairs of the simulated triangles' edges (not to
+// be modified).
+func (c *Cloth) Edges() [][2]int32 { return c.edges }
+
+// EdgeRest returns the rest lengths (m) of the edges of Edges (not to be
+// modified).
+func (c *Cloth) EdgeRest() []float64 { return c.edgeRest }
 
 // Attachments returns the attachments.
 func (c *Cloth) Attachments() []Attachment { return c.att }

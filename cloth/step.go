@@ -204,7 +204,13 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	case math.IsNaN(bad) || math.IsInf(bad, 0):
 		fail = "non-finite state"
 	case bad > c.opts.MaxSpeed*c.opts.MaxSpeed:
-		fail = fmt.Sprintf("speed %.3g m/s exceeds MaxSpeed", math.Sqrt(bad))
+		fast := 0
+		for i := range v {
+			if v[i].Len2() > v[fast].Len2() {
+				fast = i
+			}
+		}
+		fail = fmt.Sprintf("speed %.3g m/s of vertex %d exceeds MaxSpeed", math.Sqrt(bad), fast)
 	default:
 		if s := c.MaxStretch(); s > c.opts.MaxStretch || math.IsNaN(s) {
 			fail = fmt.Sprintf("stretch %.3g exceeds MaxStretch", s)

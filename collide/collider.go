@@ -64,6 +64,12 @@ const (
 	// vReg (m/s) regularises Coulomb friction: below it the friction force
 	// grows linearly with the sliding speed, reaching μ·N at vReg.
 	vReg = 1e-3
+	// maxMoveFactor·(shortest incident rest edge) caps a vertex's position
+	// correction per substep (Begin and End).
+	maxMoveFactor = 0.25
+	// releaseStrain is the edge strain beyond which the contacts at both
+	// ends of the edge are released (see Begin).
+	releaseStrain = 0.3
 	// maxGain caps the implicit friction gain k = h·c/m (the fraction
 	// k/(1+k) of the tangential velocity removed per substep).
 	maxGain = 1000.0
@@ -91,6 +97,8 @@ type vstate struct {
 	corr  float64   // outward normal speed that only corrects the position, m/s
 	fc    float64   // implicit friction coefficient c, N·s/m (0: none)
 	depth float64   // penetration depth found at End before projection, m
+	// crossed: released in Begin as one end of an edge through the body.
+	crossed bool
 	// active: constrained in the last accepted substep and the constraint
 	// pushed (its reaction along n was positive); aN is that push per unit
 	// mass, m/s².
@@ -111,6 +119,13 @@ type Stats struct {
 	// distance) found there before the push.
 	Projected int
 	MaxDepth  float64
+	// Undone is the number of End projections undone because they would
+	// have stretched an edge beyond 30 %.
+	Undone int
+	// Crossed is the number of contacts released because the vertex and
+	// an edge neighbour touched opposed surfaces from behind each other's
+	// contact planes, or their edge was stretched beyond 30 % (see Begin).
+	Crossed int
 }
 
 // Collider is a cloth.Hook that keeps a cloth outside a Body with velocity-
@@ -151,6 +166,22 @@ type Stats struct {
 // than Thickness (or inside) out along the contact normal to distance
 // Thickness, removing its inward relative normal velocity (Bridson et al.
 // 2002 §6 style position fix), so that no vertex ends a substep inside.
+// Hard attachments (cloth.Attachment with Stiffness 0) are not projected:
+// their target decides where they are, and a vertex pushed away from its
+// target would be pulled back at (distance)/(step) in the next substep,
+// which grows without bound as the solver halves the step.
+//
+// Three safeguards keep body contacts from tearing the cloth where the
+// body's surface is inconsistent (skinning artefacts: self-intersecting
+// thighs, distorted skin at a wrist): contacts at both ends of an edge
+// that passes through the body between opposed surfaces, or that is
+// already stretched by more than 30 %, are released for the substep; a
+// projection that would stretch an edge beyond 30 % is undone; and a
+// vertex in a gap narrower than twice the safety distance is moved to its
+// middle rather than into the facing surface. Stats counts the first two.
+// Position corrections (Begin's and End's) are also capped per substep at
+// a quarter of the vertex's shortest rest edge, so that fine meshes are
+// not strained by a correction of the size of the safety distance.
 //
 // The broad phase is the body BVH with a per-vertex radius (band + distance
 // the vertex and body can move in the substep), started from the last
@@ -165,11 +196,14 @@ type Collider struct {
 	Body   *Body
 	Params Params
 
-	st        []vstate
-	x0, xEnd  []geom.Vec3
-	lastMoved float64
-	started   bool
-	stats     Stats
+	st         []vstate
+	x0, xEnd   []geom.Vec3
+	xPre, vPre []geom.Vec3 // state before End's projection
+	pinned     []bool      // hard attachments (not projected)
+	maxMove    []float64   // largest position correction per substep, m
+	lastMoved  float64
+	started    bool
+	stats      Stats
 }
 
 // NewCollider returns a collider of a cloth against body with parameters p.
@@ -186,11 +220,38 @@ func (c *Collider) Stats() Stats { return c.stats }
 // bounds); call it after moving the cloth or body discontinuously.
 func (c *Collider) Reset() { c.started = false }
 
-func (c *Collider) init(n int) {
+func (c *Collider) init(cl *cloth.Cloth, n int) {
+	if len(c.pinned) != n {
+		c.pinned = make([]bool, n)
+	}
+	clear(c.pinned)
+	if len(c.maxMove) != n {
+		// A quarter of the shortest incident rest edge: a correction of a
+		// vertex alone by more strains its edges by more than 25 % (the
+		// subdivided MakeHuman jeans, 1.2 mm edges, were pushed by up to
+		// 3.6 mm per substep and most of their substeps were retried).
+		c.maxMove = make([]float64, n)
+		for i := range c.maxMove {
+			c.maxMove[i] = math.Inf(1)
+		}
+		rest := cl.EdgeRest()
+		for k, e := range cl.Edges() {
+			for _, v := range e {
+				c.maxMove[v] = min(c.maxMove[v], maxMoveFactor*rest[k])
+			}
+		}
+	}
+	for _, a := range cl.Attachments() {
+		if a.Stiffness == 0 && a.Vertex >= 0 && a.Vertex < n {
+			c.pinned[a.Vertex] = true
+		}
+	}
 	if len(c.st) != n {
 		c.st = make([]vstate, n)
 		c.x0 = make([]geom.Vec3, n)
 		c.xEnd = make([]geom.Vec3, n)
+		c.xPre = make([]geom.Vec3, n)
+		c.vPre = make([]geom.Vec3, n)
 		c.started = false
 	}
 	if !c.started {
@@ -208,7 +269,7 @@ const maxCorrection = 0.5
 func (c *Collider) Begin(ctx *cloth.StepContext) error {
 	p := c.Params.withDefaults()
 	n := len(ctx.X)
-	c.init(n)
+	c.init(ctx.Cloth(), n)
 	b := c.Body
 	b.Update(ctx.Time)
 	moved := b.moved - c.lastMoved
@@ -234,7 +295,7 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			if x != c.xEnd[i] {
 				st.free -= x.Dist(c.xEnd[i])
 			}
-			st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd = kNone, 0, 0, 0, 0, false, false
+			st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd, st.crossed = kNone, 0, 0, 0, 0, false, false, false
 			m := ctx.Mass(i)
 			if !(m > 0) {
 				st.d0 = math.Inf(1)
@@ -266,7 +327,7 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			pred := vn + h*gn // predicted relative normal velocity
 			// Smallest relative normal velocity that ends the substep at
 			// the target distance (positive: a correction out).
-			vmin := min(-(d-target)/h, maxCorrection)
+			vmin := min(-(d-target)/h, maxCorrection, c.maxMove[i]/h)
 			// A contact whose normal flipped since the last substep is
 			// pinched between two facing parts of the surface (a fold or a
 			// self-intersection of the skinned body, e.g. armpit, crotch):
@@ -275,6 +336,14 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			pinched := st.active && nrm.Dot(st.n) < 0
 			if pinched {
 				vmin = min(vmin, 0)
+			} else if d < target {
+				// A gap narrower than twice the target distance (thighs
+				// at the crotch): aim at its middle instead of into the
+				// facing surface (a vertex past the middle is held, not
+				// pulled back).
+				if s, ok := b.gap(x, &con, target); ok {
+					vmin = min(max(s, 0)/h, maxCorrection, c.maxMove[i]/h)
+				}
 			}
 			keep := st.active && d < band
 			if !keep && (pred >= vmin || (d > target && d+h*pred >= band)) {
@@ -307,9 +376,60 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			st.fc = min(k, maxGain) * m / h
 		}
 	})
+	// Contacts that cannot both hold: two vertices of an edge touching
+	// opposed surfaces (normals more than 120° apart), each behind the
+	// other's contact plane. The edge then passes through a part of the body thinner than itself, which
+	// no real body has: the two surfaces are the opposite sides of a
+	// self-intersection of the skinned body (linear blend skinning makes the
+	// thighs overlap at the crotch) or the cloth has been pushed through a
+	// feature. Constraining both would drive the two vertices apart with
+	// the two surfaces and tear the edge (the MakeHuman jeans' crotch
+	// stretched by >100 % within a substep, for any step size); both are
+	// released for this substep and left to the cloth's own forces, and End
+	// does not project them.
+	//
+	// Likewise the contacts at both ends of an edge already stretched by
+	// more than releaseStrain: the body is tearing the cloth apart there
+	// (a body feature caught between two vertices, a cuff hooked on a
+	// hand whose skin the skinning distorts); holding them would only
+	// tear it further.
+	var crossed int
+	release := func(st *vstate) {
+		if !st.crossed && st.kind != kNone {
+			st.crossed = true
+			crossed++
+		}
+	}
+	rest := ctx.Cloth().EdgeRest()
+	for k, e := range ctx.Cloth().Edges() {
+		a, b := &c.st[e[0]], &c.st[e[1]]
+		if a.kind == kNone && b.kind == kNone {
+			continue
+		}
+		dx := ctx.X[e[1]].Sub(ctx.X[e[0]])
+		if dx.Len() > (1+releaseStrain)*rest[k] {
+			release(a)
+			release(b)
+			continue
+		}
+		if a.kind == kNone || b.kind == kNone {
+			continue
+		}
+		if dx.Dot(a.n) >= 0 || dx.Dot(b.n) <= 0 {
+			continue // not behind each other's planes: a fold, not a crossing
+		}
+		if a.n.Dot(b.n) < -0.5 { // opposed: more than 120° apart
+			release(a)
+			release(b)
+		}
+	}
 	var s Stats
+	s.Crossed = crossed
 	for i := range c.st {
 		st := &c.st[i]
+		if st.crossed {
+			st.kind, st.fc, st.corr, st.active = kNone, 0, 0, false
+		}
 		if st.query {
 			s.Queried++
 		}
@@ -331,6 +451,28 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 	}
 	c.stats = s
 	return nil
+}
+
+// gap checks whether moving p along its contact normal to distance want
+// from the surface of con would bring it closer than want to a facing part
+// of the surface (normals opposed: the other side of a fold, the other
+// thigh at the crotch, where linear blend skinning makes the body touch or
+// interpenetrate itself). If so it returns the displacement along the
+// normal (possibly negative) that puts p halfway between the two surfaces,
+// and true: pushing it the full way would push it into the facing part,
+// and neighbouring vertices in contact with either side would be pushed
+// through each other and tear the cloth apart.
+func (b *Body) gap(p geom.Vec3, con *Contact, want float64) (float64, bool) {
+	n := con.Normal
+	full := want - con.Dist
+	y := p.AddScaled(full, n)
+	c2, ok := b.Query(y, want)
+	if !ok || c2.Dist >= want || c2.Normal.Dot(n) >= 0 {
+		return 0, false
+	}
+	// The facing surface lies at full + c2.Dist along n (approximately: its
+	// normal is taken as −n); the first at −con.Dist.
+	return min((full+c2.Dist-con.Dist)/2, full), true
 }
 
 // tangentProjector returns I − n nᵀ for a unit n.
@@ -365,11 +507,12 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 				}
 			}
 			x := ctx.X[i]
+			c.xPre[i], c.vPre[i] = x, ctx.V[i]
 			delta := x.Dist(c.x0[i]) + moved
 			st.free -= delta
 			// Signed distance changes by at most delta, except across the
 			// sign jump at an open boundary, which is always checked.
-			if (st.d0-delta >= th && !st.bnd) || st.d0 == math.Inf(1) {
+			if (st.d0-delta >= th && !st.bnd) || st.d0 == math.Inf(1) || st.crossed || c.pinned[i] {
 				continue
 			}
 			radius := max(math.Abs(st.d0), th) + delta
@@ -400,7 +543,14 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 				// maxProjFactor·Thickness per substep: a larger jump would
 				// tear the cloth (strain appears after the solver's checks);
 				// the rest is corrected by the next Begin, through the solve.
-				x = x.AddScaled(min(th-con.Dist, maxProjFactor*th), con.Normal)
+				push, narrow := th-con.Dist, false
+				if s, ok := b.gap(x, &con, th); ok {
+					push, narrow = s, true
+				}
+				if push <= 0 {
+					break
+				}
+				x = x.AddScaled(min(push, maxProjFactor*th, c.maxMove[i]), con.Normal)
 				st.proj++
 				st.free = th
 				vb := b.VelocityAt(&con)
@@ -408,10 +558,42 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 					ctx.V[i] = ctx.V[i].AddScaled(-vn, con.Normal)
 				}
 				radius = 2 * th
+				if narrow {
+					break
+				}
 			}
 			ctx.X[i] = x
 		}
 	})
+	// A push-out that would stretch an edge beyond releaseStrain is undone
+	// (the vertex stays where the solve put it, its contact is released in
+	// the next Begin): the solver has checked the strain before End, and a
+	// projection that tears the cloth leaves a state no later substep can
+	// recover from.
+	// Undoing one vertex may stretch another edge of it whose other end was
+	// projected, so this repeats until nothing changes (each pass undoes at
+	// least one projection).
+	rest := ctx.Cloth().EdgeRest()
+	for again := true; again; {
+		again = false
+		for k, e := range ctx.Cloth().Edges() {
+			a, b := &c.st[e[0]], &c.st[e[1]]
+			if a.proj == 0 && b.proj == 0 {
+				continue
+			}
+			if ctx.X[e[0]].Dist(ctx.X[e[1]]) <= (1+releaseStrain)*rest[k] {
+				continue
+			}
+			for _, v := range e {
+				if c.st[v].proj > 0 {
+					c.st[v].proj = 0
+					ctx.X[v], ctx.V[v] = c.xPre[v], c.vPre[v]
+					c.stats.Undone++
+					again = true
+				}
+			}
+		}
+	}
 	copy(c.xEnd, ctx.X)
 	for i := range c.st {
 		st := &c.st[i]

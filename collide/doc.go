@@ -21,7 +21,10 @@
 // Baraff–Witkin contact constraints with Coulomb static and dynamic friction
 // in Begin, and a position-level push-out to the safety distance in End
 // (Bridson, Fedkiw and Anderson 2002), so that no vertex ends a substep
-// inside the body or closer than Params.Thickness.
+// inside the body or closer than Params.Thickness. Where the body's surface
+// is inconsistent (a skinned body that intersects itself or distorts its
+// skin), contacts that would tear the cloth are released and such
+// push-outs undone, and counted in Stats.
 //
 // Layers makes garments worn in layers collide (wang2010 §3.2): each inner
 // garment acts as a body (FollowCloth) for the garments outside it.

@@ -3,6 +3,7 @@ package motion
 import (
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"strings"
 
@@ -151,7 +152,34 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 
 	srw, drw := ssk.RestWorld(), dst.RestWorld()
 
-	// Rest alignment C_j.
+	// Branch joints whose source rotation never changes over the clip
+	// (CMU's LHipJoint, RHipJoint, LeftShoulder, RightShoulder: children of
+	// the hips or the chest that the capture does not animate) are
+	// structural: the target keeps its own rest there (Rot = identity).
+	// Aligning them would rotate the target's own skeleton offsets (its
+	// pelvis width, its clavicles) onto the source's proportions, moving
+	// the hip sockets and shoulders and distorting the skin.
+	animated := make([]bool, ssk.NumJoints())
+	for s := range animated {
+		for _, p := range src.Poses {
+			if _, a := p.Rot[s].AxisAngle(); a > 1e-9 {
+				animated[s] = true
+				break
+			}
+		}
+	}
+	structural := make([]bool, nt)
+	for t, s := range match {
+		if p := dst.Parent(t); s >= 0 && !animated[s] && p >= 0 && len(dst.Children(p)) > 1 {
+			structural[t] = true
+		}
+	}
+
+	// Rest alignment C_j: the rotation taking the target's rest bone
+	// directions onto the source's. A joint with one bone uses the smallest
+	// rotation between the two directions; a branching joint (hips, chest)
+	// the rotation that best fits all its branches (Kabsch), so that no
+	// single branch (one hip) decides the orientation of the others.
 	corr := make([]geom.Quat, nt)
 	const minBone = 1e-9 // metres
 	for t := range nt {
@@ -160,15 +188,32 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 			corr[t] = corr[p]
 		}
 		s := match[t]
-		if s < 0 {
+		if s < 0 || structural[t] {
 			continue
 		}
-		if d, ok := boneChild(dst, t, match, func(c int) bool {
-			return drw[c].T.Dist(drw[t].T) > minBone && srw[match[c]].T.Dist(srw[s].T) > minBone
-		}); ok {
-			bd := drw[d].T.Sub(drw[t].T)
-			bs := srw[match[d]].T.Sub(srw[s].T)
-			corr[t] = geom.QuatBetween(bd, bs)
+		var bds, bss []geom.Vec3
+		for _, c := range dst.Children(t) {
+			ok := func(d int) bool {
+				return drw[d].T.Dist(drw[t].T) > minBone && srw[match[d]].T.Dist(srw[s].T) > minBone
+			}
+			d := -1
+			if match[c] >= 0 && ok(c) {
+				d = c
+			} else if dd, found := boneChild(dst, c, match, ok); found {
+				d = dd
+			}
+			if d < 0 {
+				continue
+			}
+			bds = append(bds, drw[d].T.Sub(drw[t].T).Unit())
+			bss = append(bss, srw[match[d]].T.Sub(srw[s].T).Unit())
+		}
+		switch len(bds) {
+		case 0:
+		case 1:
+			corr[t] = geom.QuatBetween(bds[0], bss[0])
+		default:
+			corr[t] = bestRotation(bds, bss)
 		}
 	}
 
@@ -237,7 +282,7 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 				pw = geom.QuatIdentity()
 			}
 			s := match[t]
-			if s < 0 {
+			if s < 0 || structural[t] {
 				p.Rot[t] = geom.QuatIdentity()
 				wr[t] = pw.Mul(jt.Rest.R).Normalize()
 				continue
@@ -311,4 +356,42 @@ func boneChild(sk *skel.Skeleton, t int, match []int, ok func(int) bool) (int, b
 		stack = append(append([]int(nil), sk.Children(c)...), stack...)
 	}
 	return -1, false
+}
+
+// bestRotation returns the rotation R minimising Σ|R·a_i − b_i|² (Kabsch):
+// with H = Σ a_i b_iᵀ = U Σ Vᵀ, R = V diag(1, 1, det(V Uᵀ)) Uᵀ.
+func bestRotation(a, b []geom.Vec3) geom.Quat {
+	h := mat.NewDense(3, 3, nil)
+	for i := range a {
+		av := [3]float64{a[i].X, a[i].Y, a[i].Z}
+		bv := [3]float64{b[i].X, b[i].Y, b[i].Z}
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 3; c++ {
+				h.Set(r, c, h.At(r, c)+av[r]*bv[c])
+			}
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(h, mat.SVDFull) {
+		return geom.QuatBetween(a[0], b[0])
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	var r mat.Dense
+	r.Mul(&v, u.T())
+	if mat.Det(&r) < 0 {
+		// Reflection: flip the last column of V.
+		for i := 0; i < 3; i++ {
+			v.Set(i, 2, -v.At(i, 2))
+		}
+		r.Mul(&v, u.T())
+	}
+	var m geom.Mat3
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			m[i][j] = r.At(i, j)
+		}
+	}
+	return geom.QuatFromMat3(m)
 }

@@ -229,3 +229,38 @@ func centroid(ps []geom.Vec3) geom.Vec3 {
 	}
 	return c.Scale(1 / float64(len(ps)))
 }
+
+// TestRetargetKeepsPelvis: retargeting the CMU walk onto MakeHuman keeps the
+// target's pelvis (the distance between the hip sockets) and shoulders in
+// every frame: CMU's unanimated hip and clavicle joints must not rotate the
+// target's own offsets (which distorted the groin before).
+func TestRetargetKeepsPelvis(t *testing.T) {
+	dir := assets(t)
+	s, err := Load(walkSpec(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := s.Character.Skeleton
+	idx := func(n string) int {
+		j, ok := sk.Index(n)
+		if !ok {
+			t.Fatalf("no joint %s", n)
+		}
+		return j
+	}
+	pairs := [][2]int{{idx("LeftUpLeg"), idx("RightUpLeg")}, {idx("LeftArm"), idx("RightArm")}}
+	rest := sk.RestWorld()
+	var w []geom.Rigid
+	worst := 0.0
+	for _, p := range s.Clip.Poses {
+		w = skel.FK(sk, p, w)
+		for _, pr := range pairs {
+			d := w[pr[0]].T.Dist(w[pr[1]].T) - rest[pr[0]].T.Dist(rest[pr[1]].T)
+			worst = math.Max(worst, math.Abs(d))
+		}
+	}
+	t.Logf("hip-socket and shoulder distances change by at most %.2g m", worst)
+	if worst > 1e-9 {
+		t.Errorf("pelvis or shoulders deformed by %.3g m", worst)
+	}
+}
