@@ -294,6 +294,9 @@ func TestEvaluateSmall(t *testing.T) {
 	}
 	t.Logf("\n%s", md.String())
 	for _, w := range r.Rows {
+		if want := float64(r.ZstdBytes) / float64(w.FlowBytes); w.RatioZstd != want || !(w.RatioZstd > 0) {
+			t.Errorf("k = %d: RatioZstd %g, want %g", w.K, w.RatioZstd, want)
+		}
 		if !(w.Flow.RMS < w.PCA.RMS) {
 			t.Errorf("k = %d: wrinkle flow RMS %.3g mm not below plain PCA %.3g mm", w.K, w.Flow.RMS*1000, w.PCA.RMS*1000)
 		}

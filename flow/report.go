@@ -145,7 +145,19 @@ func Evaluate(anim Animation, rig Rig, ks []int, opt Options) (*Report, error) {
 		r.CompressSeconds = time.Since(t1).Seconds()
 		r.Chosen.PCA = plainPCA(anim.Frames, []int{f.K}, opt.workers())[0]
 	}
+	for i := range r.Rows {
+		r.Rows[i].RatioZstd = ratio(r.ZstdBytes, r.Rows[i].FlowBytes)
+	}
+	r.Chosen.RatioZstd = ratio(r.ZstdBytes, r.Chosen.FlowBytes)
 	return r, nil
+}
+
+// ratio returns a/b, 0 when b is 0.
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // row measures flow f of a.
