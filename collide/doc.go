@@ -28,6 +28,9 @@
 //
 // Layers makes garments worn in layers collide (wang2010 §3.2): each inner
 // garment acts as a body (FollowCloth) for the garments outside it.
+// Overlaps adds the reverse test: an inner garment's vertices that come
+// through an outer garment between its vertices (a waistband under a shirt
+// hem) push the outer garment's triangles out (Overlap).
 //
 // ResolveInitial gently pushes a garment that starts inside a body out of
 // it; AttachToBody and Attach tie a waistband or collar to the body surface;

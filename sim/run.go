@@ -307,6 +307,13 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if _, err := collide.Layers(cloths, meshes, lp, false); err != nil {
 			return nil, err
 		}
+		// The reverse test: inner vertices (the jeans' waistband) that
+		// come through the outer layer between its vertices push its
+		// triangles out (4.6 % of the MakeHuman jeans' vertex-frames were
+		// outside the shirt over the walk without it, 0.9 % with).
+		if _, err := collide.Overlaps(cloths, meshes, lp); err != nil {
+			return nil, err
+		}
 		for i, c := range cloths {
 			for _, h := range c.Hooks {
 				if col, ok := h.(*collide.Collider); ok {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -22,6 +24,38 @@ func summary(res *Result) (stretch, deepFrac, maxDepth float64) {
 		maxDepth = max(maxDepth, st.MaxDepth)
 	}
 	return stretch, float64(deep) / float64(verts*len(res.Stats)), maxDepth
+}
+
+// layerPoke returns the fraction of inner-layer vertex-frames found outside
+// an outer layer (closest outer feature not on a boundary, at most 2 cm
+// out) and the largest distance out, m, over every pair of pieces.
+func layerPoke(t *testing.T, res *Result) (frac, maxOut float64) {
+	t.Helper()
+	n, out := 0, 0
+	for j, pj := range res.Pieces {
+		for f, xj := range res.Frames[j] {
+			b, err := collide.NewBody(&mesh.Mesh{Verts: xj, Tris: pj.Mesh.Tris})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, pi := range res.Pieces {
+				if pi.Layer >= pj.Layer {
+					continue
+				}
+				for _, q := range res.Frames[i][f] {
+					n++
+					if c, ok := b.Query(q, 0.02); ok && !c.Boundary && c.Dist > 0 {
+						out++
+						maxOut = max(maxOut, c.Dist)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(out) / float64(n), maxOut
 }
 
 // TestRunProceduralDefault simulates the procedural mannequin with shirt
@@ -51,17 +85,24 @@ func TestRunProceduralDefault(t *testing.T) {
 	if stretch > 0.5 {
 		t.Errorf("max stretch %.3f > 50%%", stretch)
 	}
+	// Layers: trouser vertices outside the shirt (the outer layer): 0.49 %
+	// of vertex-frames (up to 1.8 mm) before collide.Overlaps, none since.
+	poke, out := layerPoke(t, res)
+	t.Logf("%.4f%% inner vertex-frames outside the outer layer (up to %.1f mm)", 100*poke, out*1000)
+	if poke > 0.001 {
+		t.Errorf("%.3f%% of inner vertex-frames outside the outer layer", 100*poke)
+	}
 }
 
 // TestRunMakeHuman runs the MakeHuman casual suit on the CMU walk for 20
 // frames when PLEAT_ASSETS names the asset folder: no divergence (it
-// diverged during the settle phase before), penetration and stretch
-// bounded. The targets (≤ 0.1 % of vertex-frames more than 2 mm
-// inside, ≤ 10 % stretch) are not met: the skinned body interpenetrates
-// itself at the crotch and distorts the skin of the groin and the right
-// wrist (the retargeted walk turns RHipJoint by 76°, LHipJoint by 0°),
-// and cloth there is caught between inconsistent surfaces.
-// PLEAT_SIM_MAKEHUMAN_STRICT=1 checks the targets.
+// diverged during the settle phase before), penetration, stretch and
+// layering bounded. The targets (≤ 0.1 % of vertex-frames more than
+// 2 mm inside, ≤ 10 % stretch) are not met: measured 0.45 % and 87 % (the
+// worst edges are isolated spikes, a few frames each, at the jeans'
+// waistband and crotch and the shirt's hem, cuffs and hips).
+// PLEAT_SIM_MAKEHUMAN_STRICT=1 checks the targets. Jeans vertex-frames
+// outside the shirt: 5.2 % before collide.Overlaps, 1.1 % with.
 func TestRunMakeHuman(t *testing.T) {
 	dir := os.Getenv("PLEAT_ASSETS")
 	if dir == "" {
@@ -86,7 +127,7 @@ func TestRunMakeHuman(t *testing.T) {
 	if res.NumFrames() != 20 {
 		t.Errorf("%d frames, want 20", res.NumFrames())
 	}
-	maxDeep, maxStretch := 0.02, 1.0
+	maxDeep, maxStretch := 0.01, 1.0
 	if os.Getenv("PLEAT_SIM_MAKEHUMAN_STRICT") != "" {
 		maxDeep, maxStretch = 0.001, 0.1
 	}
@@ -95,5 +136,10 @@ func TestRunMakeHuman(t *testing.T) {
 	}
 	if stretch > maxStretch {
 		t.Errorf("max stretch %.3f > %.0f%%", stretch, 100*maxStretch)
+	}
+	poke, out := layerPoke(t, res)
+	t.Logf("%.4f%% inner vertex-frames outside the outer layer (up to %.1f mm)", 100*poke, out*1000)
+	if poke > 0.02 {
+		t.Errorf("%.3f%% of jeans vertex-frames outside the shirt", 100*poke)
 	}
 }
