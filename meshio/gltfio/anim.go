@@ -125,7 +125,11 @@ func (sr *sceneReader) animation(i int, s *Scene) (Animation, bool, error) {
 	a := Animation{Name: ga.Name, Times: times}
 	nf, nj := len(times), len(sr.jnodes)
 	morphOf := map[int]int{}
-	val := make([]float64, 16)
+	maxw := 4
+	for _, tr := range tracks {
+		maxw = max(maxw, tr.width)
+	}
+	val := make([]float64, maxw)
 	for _, tr := range tracks {
 		switch tr.path {
 		case gltf.TRSRotation, gltf.TRSTranslation:

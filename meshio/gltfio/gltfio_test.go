@@ -303,8 +303,14 @@ func TestSkinnedRoundTrip(t *testing.T) {
 }
 
 func TestVertexAnimationRoundTrip(t *testing.T) {
+	for _, n := range []int{8, 40} { // 40: more morph targets than a rotation has values
+		testVertexAnimationRoundTrip(t, n)
+	}
+}
+
+func testVertexAnimationRoundTrip(t *testing.T, nframes int) {
 	base := mesh.Grid(0.4, 0.3, 6, 4)
-	frames := waveFrames(base, 8)
+	frames := waveFrames(base, nframes)
 	s, err := VertexAnimation(base, frames, 12)
 	if err != nil {
 		t.Fatal(err)
