@@ -77,6 +77,7 @@ func savePNG(name string, img image.Image) error {
 func newRenderCmd() *cobra.Command {
 	var ro renderOpts
 	var meshPath, frames, out, size string
+	var follow bool
 	cmd := &cobra.Command{
 		Use:   "render FILE",
 		Short: "Render frames of any pleat output to PNG",
@@ -105,16 +106,22 @@ colours the mean curvature (red convex, blue concave) to show wrinkles.`,
 			} else if list, err = parseFrames(frames, a.NumFrames); err != nil {
 				return err
 			}
-			// A still camera: bounds over a sample of frames.
+			// The camera: a box of the largest per-frame size over a sample of
+			// frames (constant zoom); still (the union of all frames) or
+			// following each frame's centre.
 			box := geom.EmptyBox()
+			var frameSize geom.Vec3
 			for f := 0; f < a.NumFrames; f += a.NumFrames/16 + 1 {
 				fr, err := a.Frame(f)
 				if err != nil {
 					return err
 				}
+				fb := geom.EmptyBox()
 				for _, v := range fr {
-					box = box.Union(geom.BoxOf(v))
+					fb = fb.Union(geom.BoxOf(v))
 				}
+				box = box.Union(fb)
+				frameSize = frameSize.Max(fb.Size())
 			}
 			opt, err := ro.options(box)
 			if err != nil {
@@ -132,6 +139,14 @@ colours the mean curvature (red convex, blue concave) to show wrinkles.`,
 				if err != nil {
 					return err
 				}
+				if follow {
+					fb := geom.EmptyBox()
+					for _, v := range fr {
+						fb = fb.Union(geom.BoxOf(v))
+					}
+					c, h := fb.Center(), frameSize.Scale(0.5)
+					opt.Bounds = geom.Box{Min: geom.V(c.X-h.X, box.Min.Y, c.Z-h.Z), Max: geom.V(c.X+h.X, box.Max.Y, c.Z+h.Z)}
+				}
 				img, err := scene.RenderMeshes(a.Meshes, fr, ro.heat, opt)
 				if err != nil {
 					return err
@@ -147,6 +162,7 @@ colours the mean curvature (red convex, blue concave) to show wrinkles.`,
 		},
 	}
 	cmd.Flags().StringVar(&meshPath, "mesh", "", "the mesh of a PC2 point cache")
+	cmd.Flags().BoolVar(&follow, "follow", true, "follow the figure (constant zoom); --follow=false keeps the camera still over the whole path")
 	cmd.Flags().StringVar(&frames, "frames", "first,middle,last", `frames to render: "0,100,300", "first,middle,last" or "all"`)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output prefix, or a folder ending in / (default: beside FILE)")
 	cmd.Flags().StringVar(&ro.view, "view", "front", "camera: front, threequarter, side or back")
