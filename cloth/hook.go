@@ -161,14 +161,22 @@ func (w *work) constrain(i int32, kind ConstraintKind, dir, dv geom.Vec3, pin bo
 	case old == Free:
 		w.kind[i], w.dir[i], w.z[i] = uint8(kind), dir, part(kind, dir)
 	case old == Plane && kind == Plane:
-		// Two planes: the prescribed Δv must satisfy Δv·n1 = a1 and
-		// Δv·n2 = a2 within span(n1, n2). Nearly parallel planes (within
-		// about 6°) keep the one that prescribes the larger normal change.
+		// Two planes (two contacts, e.g. the body and another layer of
+		// cloth): the prescribed Δv must satisfy Δv·n1 = a1 and
+		// Δv·n2 = a2 within span(n1, n2), i.e. Δv = α n1 + β n2 with
+		// |Δv| up to |a1 − c·a2|/sin²θ. Nearly parallel planes (within
+		// about 6°) keep the one that prescribes the larger normal change,
+		// and so do planes more than 120° apart (c < −1/2): the vertex is
+		// pinched between two surfaces facing each other, whose demands
+		// conflict, and their Line solution ran off along the line of the
+		// planes at metres per second whatever the step (the MakeHuman
+		// shirt between the jeans and the body, subdivided to 25k
+		// vertices, diverged in the settle phase).
 		n1, a1 := w.dir[i], w.z[i].Dot(w.dir[i])
 		a2 := dir.Dot(dv)
 		c := n1.Dot(dir)
 		ln := n1.Cross(dir)
-		if ln.Len() < 0.1 {
+		if ln.Len() < 0.1 || c < -0.5 {
 			if a2 > a1*c {
 				w.dir[i], w.z[i] = dir, dir.Scale(a2)
 			}
