@@ -54,6 +54,9 @@ type Options struct {
 	// NoBody turns body collision off (for diagnosis: the garments fall
 	// through the body).
 	NoBody bool
+	// SelfCollide turns on vertex–triangle self-collision repulsion within
+	// each piece (collide.SelfCollider, Bridson et al. 2002); off by default.
+	SelfCollide bool
 	// Settle is the time (s) simulated on the first pose before the clip
 	// plays; 0 means 0.5 s, negative none.
 	Settle float64
@@ -320,6 +323,15 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 					colliders[i] = append(colliders[i], col)
 				}
 			}
+		}
+	}
+	if opt.SelfCollide {
+		for i, c := range cloths {
+			sc, err := collide.NewSelfCollider(meshes[i], collide.SelfParams{Thickness: math.Min(thick, 0.002), Workers: opt.Workers})
+			if err != nil {
+				return nil, err
+			}
+			c.Hooks = append(c.Hooks, sc)
 		}
 	}
 	if !opt.NoBody {

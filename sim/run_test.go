@@ -143,3 +143,21 @@ func TestRunMakeHuman(t *testing.T) {
 		t.Errorf("%.3f%% of jeans vertex-frames outside the shirt", 100*poke)
 	}
 }
+
+// TestRunSelfCollide runs the procedural default with self-collision on:
+// no divergence, body penetration as without it.
+func TestRunSelfCollide(t *testing.T) {
+	s, err := scene.Load(scene.Spec{End: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, Options{SelfCollide: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stretch, deep, depth := summary(res)
+	t.Logf("self-collision on: max stretch %.3f, %.4f%% deep, deepest %.1f mm", stretch, 100*deep, depth*1000)
+	if res.NumFrames() != 12 || deep > 0.001 {
+		t.Errorf("%d frames, %.3f%% of vertex-frames more than 2 mm inside", res.NumFrames(), 100*deep)
+	}
+}

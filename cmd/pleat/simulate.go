@@ -30,7 +30,7 @@ type simFlags struct {
 	thickness                 float64
 	substeps                  int
 	frictionless, noLayers    bool
-	noAttach                  bool
+	noAttach, selfCollide     bool
 	settle                    float64
 }
 
@@ -45,6 +45,7 @@ func (f *simFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&f.frictionless, "frictionless", false, "no friction between cloth and body")
 	fl.BoolVar(&f.noLayers, "no-layers", false, "no cloth-cloth collision between garment pieces")
 	fl.BoolVar(&f.noAttach, "no-attach", false, "do not hold the top boundary loop (waistband, collar) to the body")
+	fl.BoolVar(&f.selfCollide, "self-collide", false, "vertex-triangle self-collision repulsion within each garment piece")
 	fl.Float64Var(&f.settle, "settle", 0.5, "seconds simulated on the first pose before the clip plays (0: none)")
 }
 
@@ -58,7 +59,7 @@ func fabricNames() []string {
 }
 
 func (f *simFlags) options(fps float64) (sim.Options, error) {
-	o := sim.Options{TargetVerts: f.verts, Thickness: f.thickness / 1000, Frictionless: f.frictionless, NoLayers: f.noLayers, NoAttach: f.noAttach}
+	o := sim.Options{TargetVerts: f.verts, Thickness: f.thickness / 1000, Frictionless: f.frictionless, NoLayers: f.noLayers, NoAttach: f.noAttach, SelfCollide: f.selfCollide}
 	if f.settle <= 0 {
 		o.Settle = -1
 	} else {
