@@ -175,3 +175,27 @@ func (m *Mesh) GroupVerts(g *Group) []int32 {
 	}
 	return out
 }
+
+// RepeatedIndex reports an index that occurs twice in vs (a polygon that
+// repeats a vertex, which cannot be triangulated into valid triangles).
+// Short lists are scanned pairwise; long ones use a set.
+func RepeatedIndex(vs []int32) (int32, bool) {
+	if len(vs) <= 32 {
+		for i := 1; i < len(vs); i++ {
+			for j := 0; j < i; j++ {
+				if vs[i] == vs[j] {
+					return vs[i], true
+				}
+			}
+		}
+		return 0, false
+	}
+	seen := make(map[int32]struct{}, len(vs))
+	for _, v := range vs {
+		if _, ok := seen[v]; ok {
+			return v, true
+		}
+		seen[v] = struct{}{}
+	}
+	return 0, false
+}

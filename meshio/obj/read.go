@@ -441,7 +441,7 @@ func (p *parser) face(args []string) error {
 		p.ct = append(p.ct, t)
 		p.cn = append(p.cn, nn)
 	}
-	if d, ok := repeated(p.cv); ok {
+	if d, ok := mesh.RepeatedIndex(p.cv); ok {
 		return p.errf("face repeats vertex %d", d+1)
 	}
 	if int(p.nFaces) >= MaxElements || len(p.tris)+n-2 > MaxElements {
@@ -467,28 +467,6 @@ func (p *parser) face(args []string) error {
 	p.faceVs = append(p.faceVs, p.cv...)
 	p.nFaces++
 	return nil
-}
-
-// repeated reports a vertex id that occurs twice in vs.
-func repeated(vs []int32) (int32, bool) {
-	if len(vs) <= 32 {
-		for i := 1; i < len(vs); i++ {
-			for j := 0; j < i; j++ {
-				if vs[i] == vs[j] {
-					return vs[i], true
-				}
-			}
-		}
-		return 0, false
-	}
-	seen := make(map[int32]struct{}, len(vs))
-	for _, v := range vs {
-		if _, ok := seen[v]; ok {
-			return v, true
-		}
-		seen[v] = struct{}{}
-	}
-	return 0, false
 }
 
 func (p *parser) finish() (*Result, error) {

@@ -678,7 +678,7 @@ func (d *decoder) readFaces(e *element) error {
 		if n < 3 {
 			return d.elemErr(e, i, perr("face has %d vertices, need at least 3", n))
 		}
-		if v, ok := repeated(corners); ok {
+		if v, ok := mesh.RepeatedIndex(corners); ok {
 			return d.elemErr(e, i, perr("face repeats vertex %d", v))
 		}
 		if tc >= 0 && len(d.tc) != 2*n {
@@ -702,26 +702,4 @@ func (d *decoder) readFaces(e *element) error {
 		}
 	}
 	return nil
-}
-
-// repeated reports a vertex id that occurs twice in vs.
-func repeated(vs []int32) (int32, bool) {
-	if len(vs) <= 32 {
-		for i := 1; i < len(vs); i++ {
-			for j := 0; j < i; j++ {
-				if vs[i] == vs[j] {
-					return vs[i], true
-				}
-			}
-		}
-		return 0, false
-	}
-	seen := make(map[int32]struct{}, len(vs))
-	for _, v := range vs {
-		if _, ok := seen[v]; ok {
-			return v, true
-		}
-		seen[v] = struct{}{}
-	}
-	return 0, false
 }
