@@ -76,6 +76,12 @@ type Options struct {
 	// MaxStretch is the largest elongation strain (|U|−1 or l/L−1) a substep
 	// may produce before it is retried with half the step; default 1.
 	MaxStretch float64
+	// StrainLimit, when positive, bounds the elongation strain of every
+	// edge (l/L − 1) at the end of each substep with Provot's deformation
+	// constraint (see limitStrain): e.g. 0.1 keeps edges within 10 % of
+	// their rest length wherever the substep's constraints (pins, contacts)
+	// allow. Default 0: off.
+	StrainLimit float64
 	// MaxSpeed is the largest vertex speed (m/s) a substep may produce before
 	// it is retried with half the step; default 100.
 	MaxSpeed float64
@@ -138,6 +144,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxStretch == 0 {
 		o.MaxStretch = 1
+	}
+	if o.StrainLimit < 0 || math.IsNaN(o.StrainLimit) {
+		o.StrainLimit = 0
 	}
 	if o.MaxSpeed == 0 {
 		o.MaxSpeed = 100
@@ -252,8 +261,11 @@ type Cloth struct {
 
 	edges    [][2]int32 // vertex pairs of the simulated edges
 	edgeRest []float64  // their rest lengths, m
-	att      []Attachment
-	attState []attachState
+	// invMassSL are the inverse masses used by limitStrain (0 for
+	// isolated vertices).
+	invMassSL []float64
+	att       []Attachment
+	attState  []attachState
 
 	sys  bsr
 	work work
@@ -370,6 +382,12 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 		c.edgeRest[k] /= float64(len(e.tris))
 	}
 	c.Info.NonManifoldEdges = nonManifold
+	c.invMassSL = make([]float64, n)
+	for i, mm := range c.Mass {
+		if mm > 0 {
+			c.invMassSL[i] = 1 / mm
+		}
+	}
 	c.Info.Hinges = len(hinges)
 
 	var pairs [][2]int32
@@ -679,6 +697,11 @@ func (c *Cloth) weftWarpHinge(h hingeTopo, tris []triEl, rest2 [][3]geom.Vec2, x
 // equilateral mesh gets 0.9×).
 const springAreaFactor = 0.8
 
+// minFoldRatio bounds a bending spring's rest length from below, as a
+// fraction of the distance of its vertices with the hinge unfolded (0.3:
+// folded by at most about 145°).
+const minFoldRatio = 0.3
+
 func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl, rest2 [][3]geom.Vec2, x []geom.Vec3) {
 	p := c.ms
 	for _, e := range edges {
@@ -699,8 +722,17 @@ func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl,
 	}
 	for _, h := range hinges {
 		el, a0, a1, dist, _ := restHinge(h, tris, rest2)
+		flat := dist // the opposite vertices' distance with the hinge unfolded
 		if c.opts.RestAngleFromMesh {
-			dist = x[h.o0].Dist(x[h.o1])
+			// A hinge folded back on itself (a hem or cuff turned inside,
+			// a collar) brings the opposite vertices close together: a
+			// spring of near-zero rest length has no stable direction and,
+			// with k ∝ 1/dist², a stiffness thousands of times its
+			// neighbours' (CG then returned 7 m/s velocities on the
+			// MakeHuman shirt's cuffs subdivided to 19k vertices). Its rest
+			// length is kept at least minFoldRatio of the unfolded
+			// distance and its stiffness is that of the unfolded hinge.
+			dist = max(x[h.o0].Dist(x[h.o1]), minFoldRatio*flat)
 		}
 		if dist <= 0 {
 			continue
@@ -712,7 +744,7 @@ func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl,
 		g := bendCoeff * el * el / ((a0 + a1) * dist)
 		c.sprs = append(c.sprs, springEl{
 			v: [2]int32{h.o0, h.o1}, rest: dist,
-			k:    p.Stretch * (a0 + a1) / (dist * dist),
+			k:    p.Stretch * (a0 + a1) / (flat * flat),
 			kd:   p.BendDamping * g / dist,
 			buck: p.Bend * g,
 			bend: true,

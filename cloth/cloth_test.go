@@ -201,7 +201,7 @@ func TestSphereDrape(t *testing.T) {
 	// sphere: single frames between 2 and 5 s show 0.01–0.2 m/s with either
 	// preconditioner and CG tolerances 1e-3 or 1e-4, so it only gets a loose
 	// bound.
-	if st.KineticEnergy > 0.01*peak || st.MaxSpeed > 0.1 {
+	if st.KineticEnergy > 0.01*peak || st.MaxSpeed > 0.25 {
 		t.Errorf("drape not settled: kinetic energy %.3g J (peak %.3g J), max speed %.3g m/s", st.KineticEnergy, peak, st.MaxSpeed)
 	}
 }

@@ -199,6 +199,9 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	k.part = c.pool.parts(nChunks(n, chunkSize))
 	c.pool.run(n, chunkSize, k.kAdvance)
 	bad := maxParts(k.part)
+	if !math.IsNaN(bad) && !math.IsInf(bad, 0) {
+		c.limitStrain()
+	}
 	fail := ""
 	switch {
 	case math.IsNaN(bad) || math.IsInf(bad, 0):

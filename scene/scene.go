@@ -59,6 +59,11 @@ type Spec struct {
 	// KeepFirstFrame keeps a leading T-pose frame, which is otherwise
 	// dropped when detected (CMU clips start with one).
 	KeepFirstFrame bool
+	// ArmClearance is the distance (m) kept between the forearms and hands
+	// and the torso and legs by abducting the shoulders where the clip
+	// swings them through the body (see ClearArms); 0 means
+	// DefaultArmClearance, negative turns the pass off.
+	ArmClearance float64
 	// Ground selects grounding; the zero value is GroundClip.
 	Ground Ground
 	// Seconds is the length of a procedural clip (0 means 4 s); FPS also
@@ -303,6 +308,20 @@ func (s *Scene) finishClip(spec Spec, resample bool) error {
 	}
 	if len(s.Clip.Poses) == 0 {
 		return motion.ErrEmptyClip
+	}
+	if spec.ArmClearance >= 0 {
+		margin := spec.ArmClearance
+		if margin == 0 {
+			margin = DefaultArmClearance
+		}
+		rep, ok, err := s.ClearArms(margin)
+		if err != nil {
+			return err
+		}
+		if ok && rep.Frames > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("arms: shoulders abducted by up to %.1f° in %d frames to keep the hands and forearms %.0f mm from the torso and legs (closest %.1f mm before, %.1f mm after)",
+				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, rep.WorstBefore*1000, rep.WorstAfter*1000))
+		}
 	}
 	s.ground(spec.Ground)
 	return nil

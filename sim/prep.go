@@ -243,3 +243,99 @@ func median(x []float64) float64 {
 	sort.Float64s(s)
 	return s[len(s)/2]
 }
+
+// Refine splits, by conforming red–green refinement (mesh.SubdivideTris),
+// every triangle whose longest edge exceeds maxEdge (m), repeatedly, until
+// none does or 8 passes have run, carrying skin weights (a new vertex gets
+// the mean of its edge's ends) and the source map as Subdivide does.
+// Unlike uniform subdivision it leaves triangles that are already small
+// alone, so a garment modelled with fine detail in places (cuffs, collar,
+// pockets) ends up with edges of about the same length everywhere instead
+// of keeping its size ratios: uniform subdivision of the MakeHuman shirt
+// to 19k vertices made 1 mm cuff edges beside 25 mm back panels, whose
+// light vertices the implicit solve resolves poorly.
+func (p *Piece) Refine(maxEdge float64) {
+	for pass := 0; pass < 8; pass++ {
+		var tris []int32
+		for t, tr := range p.Mesh.Tris {
+			a, b, c := p.Mesh.Verts[tr[0]], p.Mesh.Verts[tr[1]], p.Mesh.Verts[tr[2]]
+			if max(a.Dist(b), b.Dist(c), c.Dist(a)) > maxEdge {
+				tris = append(tris, int32(t))
+			}
+		}
+		if len(tris) == 0 {
+			break
+		}
+		m, sm := mesh.SubdivideTris(p.Mesh, tris)
+		p.carry(m, sm)
+	}
+	p.Attach = nil
+}
+
+// carry replaces the piece's mesh by its refinement m, extending the skin
+// weights and the source map.
+func (p *Piece) carry(m *mesh.Mesh, sm *mesh.SubdivMap) {
+	lists := make([][]skel.Influence, len(m.Verts))
+	for v := 0; v < sm.NumOrig; v++ {
+		js, ws := p.Weights.Influences(v)
+		for k := range js {
+			lists[v] = append(lists[v], skel.Influence{Joint: js[k], W: ws[k]})
+		}
+	}
+	for j, par := range sm.Parents {
+		lists[sm.NumOrig+j] = mergeInfluences(p.Weights, par[0], par[1])
+	}
+	p.Mesh = m
+	p.Weights = skel.NewWeights(lists)
+	for len(p.Source) < len(m.Verts) {
+		p.Source = append(p.Source, -1)
+	}
+}
+
+// RefinePieces refines the pieces (Refine) with the longest edge length that
+// brings their total vertex count to at least target, found by bisection
+// (about 12 trial refinements); it returns the edge length used (0 when the
+// pieces already have target vertices). The pieces are replaced.
+func RefinePieces(pieces []*Piece, target int) float64 {
+	count := func(ps []*Piece) int {
+		n := 0
+		for _, p := range ps {
+			n += len(p.Mesh.Verts)
+		}
+		return n
+	}
+	if count(pieces) >= target {
+		return 0
+	}
+	area := 0.0
+	for _, p := range pieces {
+		for _, tr := range p.Mesh.Tris {
+			area += geom.TriangleArea(p.Mesh.Verts[tr[0]], p.Mesh.Verts[tr[1]], p.Mesh.Verts[tr[2]])
+		}
+	}
+	try := func(edge float64) []*Piece {
+		out := make([]*Piece, len(pieces))
+		for i, p := range pieces {
+			q := *p
+			q.Refine(edge)
+			out[i] = &q
+		}
+		return out
+	}
+	// An equilateral mesh of edge ℓ has about area/(0.866·ℓ²) vertices;
+	// refinement by halving lands edges between ℓ/2 and ℓ, so bisect on ℓ.
+	lo, hi := 0.1*math.Sqrt(area/(0.866*float64(target))), 4*math.Sqrt(area/(0.866*float64(target)))
+	best := try(lo)
+	bestEdge := lo
+	for it := 0; it < 12; it++ {
+		mid := math.Sqrt(lo * hi)
+		ps := try(mid)
+		if count(ps) >= target {
+			lo, best, bestEdge = mid, ps, mid
+		} else {
+			hi = mid
+		}
+	}
+	copy(pieces, best)
+	return bestEdge
+}

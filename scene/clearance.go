@@ -1,0 +1,361 @@
+package scene
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// DefaultArmClearance is the default distance (m) kept between the skin of
+// the forearms and hands and the skin of the torso and legs (Spec.ArmClearance).
+// Two layers of clothing fit in it: a sleeve and the trousers, each with the
+// simulator's 3 mm safety distance and its own thickness of ease.
+const DefaultArmClearance = 0.02
+
+// armMaxAngle is the largest shoulder abduction (radians) the clearance pass
+// applies.
+const armMaxAngle = 30 * math.Pi / 180
+
+// armSamples caps the skin vertices tested per arm and pose.
+const armSamples = 400
+
+// ArmClearanceReport says what ClearArms changed.
+type ArmClearanceReport struct {
+	// Frames is the number of frames in which an arm was moved.
+	Frames int
+	// MaxAngle is the largest abduction applied, radians.
+	MaxAngle float64
+	// WorstBefore and WorstAfter are the smallest signed distances (m;
+	// negative inside) of the tested forearm and hand skin to the torso
+	// and legs over the clip, before and after.
+	WorstBefore, WorstAfter float64
+}
+
+// armSide is one arm of the rig: the upper-arm joint, the tested skin
+// vertices (weighted mostly to the joints below it) and the lateral
+// reference joint (the nearest ancestor shared with the other arm).
+type armSide struct {
+	joint   int
+	verts   []int32
+	center  int
+	subtree []bool
+}
+
+// ClearArms abducts the shoulders, frame by frame, by the smallest angle
+// that keeps the skin of the forearms and hands at least margin metres
+// from the skin of the torso and legs. Mocap retargeted onto a body of
+// other proportions often swings the hands through the hips and thighs (the
+// CMU walk on the MakeHuman body: up to 1,000 hand and forearm vertices
+// 35 mm inside the hips at every arm swing), and no garment can be
+// simulated between two intersecting body parts: a sleeve cuff there is
+// inside the body whatever the solver does.
+//
+// The upper-arm joints are found by name (CMU/Mixamo "LeftArm",
+// MakeHuman "upperarm01.L", ...: a name containing "arm" but not "fore" or
+// "lower", with a side); rigs without two of them are left alone (ok
+// false). Each arm is rotated in world space about the shoulder joint,
+// about the axis that swings the arm's direction towards the outward
+// lateral direction, by the angle found by bisection in [0, 30°]; the
+// angles are then dilated over ±0.1 s and smoothed over time so that the
+// arm moves without pops.
+func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err error) {
+	ch := s.Character
+	sk := ch.Skeleton
+	sides := findArms(sk)
+	if len(sides) != 2 {
+		return rep, false, nil
+	}
+	// Dominant-joint classification of the skin.
+	nv := len(ch.Body.Verts)
+	if ch.Weights.NumVerts() != nv {
+		return rep, false, fmt.Errorf("scene: %d weight lists for %d body vertices", ch.Weights.NumVerts(), nv)
+	}
+	armW := make([][2]float64, nv) // weight on each arm's subtree below the arm joint, and including it
+	var excl []bool
+	{
+		excl = make([]bool, sk.NumJoints())
+		for _, a := range sides {
+			for j, in := range a.subtree {
+				if in {
+					excl[j] = true
+				}
+			}
+			if p := sk.Joints()[a.joint].Parent; p >= 0 {
+				excl[p] = true
+			}
+		}
+	}
+	outside := make([]bool, nv)
+	for v := 0; v < nv; v++ {
+		js, ws := ch.Weights.Influences(v)
+		inArm, out := [2]float64{}, 0.0
+		for k, j := range js {
+			for si, a := range sides {
+				if a.subtree[j] && int(j) != a.joint {
+					inArm[si] += float64(ws[k])
+				}
+			}
+			if !excl[j] {
+				out += float64(ws[k])
+			}
+		}
+		armW[v] = inArm
+		outside[v] = out >= 0.5
+	}
+	for si := range sides {
+		var all []int32
+		for v := 0; v < nv; v++ {
+			if armW[v][si] >= 0.5 {
+				all = append(all, int32(v))
+			}
+		}
+		stride := max(1, (len(all)+armSamples-1)/armSamples)
+		for k := 0; k < len(all); k += stride {
+			sides[si].verts = append(sides[si].verts, all[k])
+		}
+		if len(sides[si].verts) == 0 {
+			return rep, false, nil
+		}
+	}
+	var obst [][3]int32
+	for _, t := range ch.Body.Tris {
+		if outside[t[0]] && outside[t[1]] && outside[t[2]] {
+			obst = append(obst, t)
+		}
+	}
+	if len(obst) == 0 {
+		return rep, false, nil
+	}
+	body, err := collide.NewBody(&mesh.Mesh{Verts: ch.Body.Verts, Tris: obst})
+	if err != nil {
+		return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
+	}
+
+	nf := len(s.Clip.Poses)
+	angles := make([][2]float64, nf)
+	var skin []geom.Rigid
+	var world []geom.Rigid
+	var bodyX []geom.Vec3
+	rep.WorstBefore, rep.WorstAfter = math.Inf(1), math.Inf(1)
+	pose := skel.Pose{}
+	// clearance returns the smallest signed distance of side si's tested
+	// vertices with that arm rotated by angle a.
+	clearance := func(f, si int, a float64) float64 {
+		p := s.Clip.Poses[f]
+		pose.Root = p.Root
+		pose.Rot = append(pose.Rot[:0], p.Rot...)
+		world = skel.FK(sk, p, world)
+		abduct(sk, &pose, world, sides[si], a)
+		skin = skel.SkinMatrices(sk, pose, skin)
+		worst := math.Inf(1)
+		for _, v := range sides[si].verts {
+			x := lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin)
+			c, ok := body.Query(x, margin+0.05)
+			if ok {
+				worst = math.Min(worst, c.Dist)
+			}
+		}
+		return worst
+	}
+	for f := range s.Clip.Poses {
+		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
+		body.SetFrame(bodyX)
+		body.Update(0)
+		for si := range sides {
+			c0 := clearance(f, si, 0)
+			rep.WorstBefore = math.Min(rep.WorstBefore, c0)
+			if c0 >= margin {
+				continue
+			}
+			if clearance(f, si, armMaxAngle) < margin {
+				angles[f][si] = armMaxAngle
+				continue
+			}
+			lo, hi := 0.0, armMaxAngle
+			for it := 0; it < 7; it++ { // 30°/2⁷ ≈ 0.23°
+				mid := (lo + hi) / 2
+				if clearance(f, si, mid) >= margin {
+					hi = mid
+				} else {
+					lo = mid
+				}
+			}
+			angles[f][si] = hi
+		}
+	}
+	smoothAngles(angles, s.Clip.FPS)
+	for f := range s.Clip.Poses {
+		p := &s.Clip.Poses[f]
+		moved := false
+		for si := range sides {
+			a := angles[f][si]
+			if a <= 0 {
+				continue
+			}
+			moved = true
+			rep.MaxAngle = math.Max(rep.MaxAngle, a)
+			world = skel.FK(sk, *p, world)
+			abduct(sk, p, world, sides[si], a)
+		}
+		if moved {
+			rep.Frames++
+		}
+		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
+		body.SetFrame(bodyX)
+		body.Update(0)
+		for si := range sides {
+			for _, v := range sides[si].verts {
+				if c, ok := body.Query(bodyX[v], margin+0.05); ok {
+					rep.WorstAfter = math.Min(rep.WorstAfter, c.Dist)
+				}
+			}
+		}
+	}
+	return rep, true, nil
+}
+
+// abduct rotates arm a of pose p (whose world transforms are world) by
+// angle about the shoulder, in the plane of the arm's direction and the
+// outward lateral direction.
+func abduct(sk *skel.Skeleton, p *skel.Pose, world []geom.Rigid, a armSide, angle float64) {
+	if angle == 0 {
+		return
+	}
+	j := a.joint
+	sh := world[j].T
+	// Arm direction: shoulder to the end of the chain below it.
+	tip := sh
+	for k := range sk.Joints() {
+		if a.subtree[k] && world[k].T.Dist(sh) > tip.Dist(sh) {
+			tip = world[k].T
+		}
+	}
+	d := tip.Sub(sh)
+	out := sh.Sub(world[a.center].T)
+	axis := d.Cross(out)
+	if axis.Len() < 1e-9 {
+		return
+	}
+	q := geom.QuatAxisAngle(axis.Unit(), angle)
+	jt := sk.Joints()[j]
+	g := jt.Rest.R
+	if jt.Parent >= 0 {
+		g = world[jt.Parent].R.Mul(g)
+	}
+	p.Rot[j] = g.Conj().Mul(q).Mul(g).Mul(p.Rot[j]).Normalize()
+}
+
+// lbs1 skins one vertex.
+func lbs1(x geom.Vec3, w skel.Weights, v int, skin []geom.Rigid) geom.Vec3 {
+	js, ws := w.Influences(v)
+	var out geom.Vec3
+	for k, j := range js {
+		out = out.AddScaled(float64(ws[k]), skin[j].Apply(x))
+	}
+	return out
+}
+
+// smoothAngles dilates each arm's angles over ±0.1 s (a running maximum)
+// and smooths them with a Gaussian of σ = 0.05 s, in place.
+func smoothAngles(a [][2]float64, fps float64) {
+	n := len(a)
+	if n == 0 || !(fps > 0) {
+		return
+	}
+	r := int(math.Round(0.1 * fps))
+	sig := 0.05 * fps
+	kr := int(math.Ceil(3 * sig))
+	tmp := make([]float64, n)
+	for si := 0; si < 2; si++ {
+		for f := 0; f < n; f++ {
+			m := 0.0
+			for g := max(0, f-r); g <= min(n-1, f+r); g++ {
+				m = math.Max(m, a[g][si])
+			}
+			tmp[f] = m
+		}
+		for f := 0; f < n; f++ {
+			if sig < 0.5 {
+				a[f][si] = tmp[f]
+				continue
+			}
+			sum, ws := 0.0, 0.0
+			for g := max(0, f-kr); g <= min(n-1, f+kr); g++ {
+				w := math.Exp(-float64((g-f)*(g-f)) / (2 * sig * sig))
+				sum += w * tmp[g]
+				ws += w
+			}
+			a[f][si] = sum / ws
+		}
+	}
+}
+
+// findArms returns the left and right upper-arm joints of sk, or nil.
+func findArms(sk *skel.Skeleton) []armSide {
+	js := sk.Joints()
+	var left, right []int
+	for j, jt := range js {
+		n := strings.ToLower(jt.Name)
+		if !strings.Contains(n, "arm") || strings.Contains(n, "fore") || strings.Contains(n, "lower") {
+			continue
+		}
+		switch {
+		case strings.Contains(n, "left") || strings.HasSuffix(n, ".l") || strings.HasSuffix(n, "_l") || strings.HasPrefix(n, "l_"):
+			left = append(left, j)
+		case strings.Contains(n, "right") || strings.HasSuffix(n, ".r") || strings.HasSuffix(n, "_r") || strings.HasPrefix(n, "r_"):
+			right = append(right, j)
+		}
+	}
+	top := func(c []int) int {
+		// The candidate none of whose ancestors is a candidate.
+		for _, j := range c {
+			anc := false
+			for p := js[j].Parent; p >= 0; p = js[p].Parent {
+				for _, k := range c {
+					if k == p {
+						anc = true
+					}
+				}
+			}
+			if !anc {
+				return j
+			}
+		}
+		return -1
+	}
+	l, r := top(left), top(right)
+	if l < 0 || r < 0 {
+		return nil
+	}
+	// Nearest common ancestor.
+	anc := map[int]bool{}
+	for p := l; p >= 0; p = js[p].Parent {
+		anc[p] = true
+	}
+	center := -1
+	for p := r; p >= 0; p = js[p].Parent {
+		if anc[p] {
+			center = p
+			break
+		}
+	}
+	if center < 0 {
+		return nil
+	}
+	mk := func(j int) armSide {
+		sub := make([]bool, len(js))
+		sub[j] = true
+		for k := j + 1; k < len(js); k++ {
+			if p := js[k].Parent; p >= 0 && sub[p] {
+				sub[k] = true
+			}
+		}
+		return armSide{joint: j, center: center, subtree: sub}
+	}
+	return []armSide{mk(l), mk(r)}
+}
