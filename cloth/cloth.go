@@ -82,6 +82,17 @@ type Options struct {
 	// their rest length wherever the substep's constraints (pins, contacts)
 	// allow. Default 0: off.
 	StrainLimit float64
+	// SpeedClamp, when positive, is a safety net for incompatible
+	// contacts: where a solve gives a vertex a velocity change above it,
+	// the constraints within two edges of the vertex are released and the
+	// system solved again (up to three times); a speed still above it after
+	// that is clamped, moving the vertex consistently (StepStats.Clamped).
+	// Where contact constraints on a stiff cloth are nearly incompatible
+	// (cloth edges almost along the contact normals, each end prescribed a
+	// different normal velocity by a moving body), the exact solution of
+	// the linear system sends light vertices off sideways at several m/s
+	// whatever the step, and halving the step cannot help. Default 0: off.
+	SpeedClamp float64
 	// MaxSpeed is the largest vertex speed (m/s) a substep may produce before
 	// it is retried with half the step; default 100.
 	MaxSpeed float64
@@ -264,8 +275,15 @@ type Cloth struct {
 	// invMassSL are the inverse masses used by limitStrain (0 for
 	// isolated vertices).
 	invMassSL []float64
-	att       []Attachment
-	attState  []attachState
+	// nbStart and nb: vertex adjacency over edges (releaseFast), built
+	// on first use.
+	nbStart, nb []int32
+	// slBudget is the largest move (m) of a vertex in one limitStrain call.
+	slBudget []float64
+	// clampedLast counts speed clamps over the substeps of the running Step.
+	clampedLast int
+	att         []Attachment
+	attState    []attachState
 
 	sys  bsr
 	work work
@@ -386,6 +404,15 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	for i, mm := range c.Mass {
 		if mm > 0 {
 			c.invMassSL[i] = 1 / mm
+		}
+	}
+	c.slBudget = make([]float64, n)
+	for i := range c.slBudget {
+		c.slBudget[i] = math.Inf(1)
+	}
+	for k, e := range c.edges {
+		for _, v := range e {
+			c.slBudget[v] = math.Min(c.slBudget[v], 0.5*c.edgeRest[k])
 		}
 	}
 	c.Info.Hinges = len(hinges)
@@ -697,10 +724,8 @@ func (c *Cloth) weftWarpHinge(h hingeTopo, tris []triEl, rest2 [][3]geom.Vec2, x
 // equilateral mesh gets 0.9×).
 const springAreaFactor = 0.8
 
-// minFoldRatio bounds a bending spring's rest length from below, as a
-// fraction of the distance of its vertices with the hinge unfolded (0.3:
-// folded by at most about 145°).
-const minFoldRatio = 0.3
+// minSpringAreaRatio is the floor of A_e/L_e² for stretch springs.
+const minSpringAreaRatio = 0.3
 
 func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl, rest2 [][3]geom.Vec2, x []geom.Vec3) {
 	p := c.ms
@@ -714,25 +739,22 @@ func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl,
 		}
 		L /= float64(len(e.tris))
 		A *= springAreaFactor
+		// A regular mesh has A/L² between 0.4 (grid diagonals) and 0.8; a
+		// sliver triangle's short edges get far less and stretch freely
+		// (MakeHuman waistbands and cuffs, and the green splits of
+		// adaptive refinement: 1.3 mm edges strained by 190 % in one
+		// step). The floor keeps every edge at least 0.3·Stretch stiff.
+		r := max(A/(L*L), minSpringAreaRatio)
 		c.sprs = append(c.sprs, springEl{
 			v: [2]int32{e.a, e.b}, rest: L,
-			k: p.Stretch * A / (L * L), kd: p.StretchDamping * A / (L * L),
+			k: p.Stretch * r, kd: p.StretchDamping * r,
 			buck: p.Bend * A / (L * L * L), // B·w/L² with width w = A/L
 		})
 	}
 	for _, h := range hinges {
 		el, a0, a1, dist, _ := restHinge(h, tris, rest2)
-		flat := dist // the opposite vertices' distance with the hinge unfolded
 		if c.opts.RestAngleFromMesh {
-			// A hinge folded back on itself (a hem or cuff turned inside,
-			// a collar) brings the opposite vertices close together: a
-			// spring of near-zero rest length has no stable direction and,
-			// with k ∝ 1/dist², a stiffness thousands of times its
-			// neighbours' (CG then returned 7 m/s velocities on the
-			// MakeHuman shirt's cuffs subdivided to 19k vertices). Its rest
-			// length is kept at least minFoldRatio of the unfolded
-			// distance and its stiffness is that of the unfolded hinge.
-			dist = max(x[h.o0].Dist(x[h.o1]), minFoldRatio*flat)
+			dist = x[h.o0].Dist(x[h.o1])
 		}
 		if dist <= 0 {
 			continue
@@ -744,7 +766,7 @@ func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl,
 		g := bendCoeff * el * el / ((a0 + a1) * dist)
 		c.sprs = append(c.sprs, springEl{
 			v: [2]int32{h.o0, h.o1}, rest: dist,
-			k:    p.Stretch * (a0 + a1) / (flat * flat),
+			k:    p.Stretch * (a0 + a1) / (dist * dist),
 			kd:   p.BendDamping * g / dist,
 			buck: p.Bend * g,
 			bend: true,

@@ -18,6 +18,7 @@ type kernels struct {
 	h, beta  float64
 	bdf      bool
 	part     []float64
+	clamped  []int // per chunk: vertices whose speed kAdvance clamped
 
 	kDx0, kRhs, kAdvance      func(lo, hi int)
 	kClearF, kClearVal        func(lo, hi int)
@@ -68,9 +69,21 @@ func (c *Cloth) kernAdvance(lo, hi int) {
 	w := &c.work
 	x, v, dv, dx0 := k.x, k.v, w.dv, w.dx0
 	m := 0.0
+	vmax := c.opts.SpeedClamp
+	nc := 0
 	for i := lo; i < hi; i++ {
-		nv := v[i].Add(dv[i])
-		x[i] = x[i].Add(dx0[i]).AddScaled(k.beta, dv[i])
+		d := dv[i]
+		nv := v[i].Add(d)
+		if vmax > 0 {
+			if l := nv.Len(); l > vmax {
+				// Scale the new velocity back to the clamp and move the
+				// vertex consistently (x = x + dx0 + β(v_new − v)).
+				nv = nv.Scale(vmax / l)
+				d = nv.Sub(v[i])
+				nc++
+			}
+		}
+		x[i] = x[i].Add(dx0[i]).AddScaled(k.beta, d)
 		v[i] = nv
 		s := nv.Len2()
 		if s > m || s != s {
@@ -81,6 +94,7 @@ func (c *Cloth) kernAdvance(lo, hi int) {
 		}
 	}
 	k.part[lo/chunkSize] = m
+	k.clamped[lo/chunkSize] = nc
 }
 
 func (c *Cloth) kernStretchSpr(lo, hi int) {

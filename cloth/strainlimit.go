@@ -25,6 +25,12 @@ const strainLimitSweeps = 200
 // would add Δx/h, which grows without bound as a retried substep is halved:
 // a limit that cannot be met, between two contacts, then launches vertices).
 //
+// Each vertex moves at most half its shortest rest edge in one call: where
+// the limit conflicts with the contacts (an edge almost along the contact
+// normals at its ends), the filtered moves slide a vertex sideways by a
+// little each sweep, and over many sweeps that drift stretched its other
+// edges by 100 %.
+//
 // It returns the number of sweeps done.
 func (c *Cloth) limitStrain() int {
 	lim := c.opts.StrainLimit
@@ -42,6 +48,7 @@ func (c *Cloth) limitStrain() int {
 	tol := 1 + lim
 	aim := 1 + 0.95*lim
 	sweeps := 0
+	copy(w.xs, x)
 	for sweeps < strainLimitSweeps {
 		sweeps++
 		worst := 0.0
@@ -68,6 +75,7 @@ func (c *Cloth) limitStrain() int {
 			excess := l - aim*L
 			da := w.allowMove(a, u.Scale(excess*wa/(wa+wb)))
 			db := w.allowMove(b, u.Scale(-excess*wb/(wa+wb)))
+			da, db = c.budget(a, da), c.budget(b, db)
 			x[a], x[b] = x[a].Add(da), x[b].Add(db)
 			// Remove the separating relative velocity along the edge
 			// (an inelastic collision of the two ends).
@@ -98,4 +106,18 @@ func (w *work) allowMove(i int32, d geom.Vec3) geom.Vec3 {
 		return d
 	}
 	return w.filter1(i, d)
+}
+
+// budget shortens a strain-limiting move d of vertex i so that the vertex
+// stays within half its shortest rest edge of where limitStrain found it
+// (w.xs).
+func (c *Cloth) budget(i int32, d geom.Vec3) geom.Vec3 {
+	w := &c.work
+	p := c.X[i].Add(d).Sub(w.xs[i])
+	lim := c.slBudget[i]
+	if l := p.Len(); l > lim {
+		// Keep the move's end on the sphere of radius lim.
+		return p.Scale(lim / l).Add(w.xs[i]).Sub(c.X[i])
+	}
+	return d
 }

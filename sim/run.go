@@ -63,8 +63,15 @@ type Options struct {
 	// Workers for the solver and collisions; 0 means GOMAXPROCS.
 	Workers int
 	// CGTol is the relative residual of the implicit solves
-	// (cloth.Options.CGTol); 0 keeps the cloth default.
+	// (cloth.Options.CGTol); 0 means 1e-2. Garments on a body do not need
+	// the cloth package's default 1e-3: contacts and the strain limit
+	// correct every substep, and on the MakeHuman suit at 25k vertices
+	// 1e-2 halves the time per frame.
 	CGTol float64
+	// SpeedClamp caps cloth vertex speeds (cloth.Options.SpeedClamp), m/s;
+	// 0 means twice the fastest body vertex over the clip plus 2 m/s, at
+	// least 5 m/s; negative none.
+	SpeedClamp float64
 	// StrainLimit bounds edge elongation (l/L − 1) after every substep
 	// (cloth.Options.StrainLimit); 0 means 0.1, negative none.
 	StrainLimit float64
@@ -83,6 +90,9 @@ type FrameStats struct {
 	Wall time.Duration
 	// CGIterations, Substeps and Retries are summed over the pieces.
 	CGIterations, Substeps, Retries int
+	// Clamped counts vertex speeds clamped by the solver's safety net
+	// (cloth.Options.SpeedClamp), summed over pieces and substeps.
+	Clamped int
 	// Released and Undone sum, over the pieces' colliders and substeps,
 	// the contacts released because they would tear the cloth and the
 	// push-outs undone for the same reason (collide.Stats Crossed and
@@ -221,6 +231,15 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if strainLimit == 0 {
 		strainLimit = 0.1
 	}
+	cgTol := opt.CGTol
+	if cgTol == 0 {
+		cgTol = 1e-2
+	}
+	speedClamp := opt.SpeedClamp
+	if speedClamp == 0 {
+		speedClamp = 2*maxBodySpeed(s, skinOf) + 2
+		speedClamp = max(speedClamp, 5)
+	}
 	maxDt := opt.MaxDt
 	if maxDt == 0 {
 		maxDt = 1.0 / 60
@@ -237,7 +256,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if note != "" {
 			res.Notes = append(res.Notes, note)
 		}
-		copts := cloth.Options{Integrator: opt.Integrator, MaxDt: maxDt, Workers: opt.Workers, SkipDegenerate: true, StrainLimit: strainLimit, CGTol: opt.CGTol}
+		copts := cloth.Options{Integrator: opt.Integrator, MaxDt: maxDt, Workers: opt.Workers, SkipDegenerate: true, StrainLimit: strainLimit, CGTol: cgTol, SpeedClamp: speedClamp}
 		switch {
 		case !opt.PatternRest:
 			copts.RestFromMesh = true
@@ -252,6 +271,28 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		}
 		if rep.Inside > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d vertices started inside the body (deepest %.1f mm); pushed out gently", p.Name, rep.Inside, rep.MaxDepth*1000))
+		}
+		// Likewise out of the inner layers (a shirt hem fitted partly
+		// inside the jeans' waistband would otherwise start caught on both
+		// sides of it, and the layered collision would hold it there,
+		// stretched across the waistband).
+		if !opt.NoLayers {
+			for j := 0; j < i; j++ {
+				if pieces[j].Layer >= p.Layer {
+					continue
+				}
+				inner, err := collide.NewBody(meshes[j])
+				if err != nil {
+					return nil, fmt.Errorf("sim: %s: %w", pieces[j].Name, err)
+				}
+				lrep, err := collide.ResolveInitial(x, p.Mesh.Tris, inner, layerThickness(thick), 20)
+				if err != nil {
+					return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
+				}
+				if lrep.Inside > 0 {
+					res.Notes = append(res.Notes, fmt.Sprintf("%s: %d vertices started inside %s (deepest %.1f mm); pushed out gently", p.Name, lrep.Inside, pieces[j].Name, lrep.MaxDepth*1000))
+				}
+			}
 		}
 		// With the rest shape taken from the 3D garment, it is taken after
 		// the push-out: the garment starts at rest. (Taken before it, the
@@ -302,14 +343,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	addAttachments := func(bodyX []geom.Vec3) {
 		for i, p := range pieces {
 			for _, v := range p.Attach {
-				// A stiff spring rather than a hard pin, so that the body
-				// and the other layer can push an attached vertex out
-				// and the strain limit can move it (a hard pin on a rigid
-				// loop that sinks into the bulging skin at the back of the
-				// waist stretched the jeans' waistband edges by up to
-				// 90 %). Critically damped alone on its vertex.
-				m := cloths[i].Mass[v]
-				attach[i] = append(attach[i], cloths[i].Attach(cloth.Attachment{Vertex: int(v), Stiffness: attachStiffness, Damping: 2 * math.Sqrt(attachStiffness*m)}))
+				attach[i] = append(attach[i], cloths[i].Attach(cloth.Attachment{Vertex: int(v)}))
 				binds[i] = append(binds[i], bindSurface(body, bodyX, s.Character.Body.Tris, cloths[i].X[v]))
 				loopRest[i] = append(loopRest[i], cloths[i].X[v])
 			}
@@ -322,7 +356,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	colliders := make([][]*collide.Collider, len(cloths)) // per piece
 	if !opt.NoLayers && len(cloths) > 1 {
 		lp := cp
-		lp.Thickness = math.Min(thick, 0.002)
+		lp.Thickness = layerThickness(thick)
 		if _, err := collide.Layers(cloths, meshes, lp, false); err != nil {
 			return nil, err
 		}
@@ -408,6 +442,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				st.CGIterations += ss.CGIterations
 				st.Substeps += ss.Substeps
 				st.Retries += ss.Retries
+				st.Clamped += ss.Clamped
 				for _, col := range colliders[i] {
 					cs := col.Stats()
 					st.Released += cs.Crossed
@@ -515,10 +550,26 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	return res, nil
 }
 
-// attachStiffness (N/m) holds an attached vertex to its target: the whole
-// weight of a pair of jeans (0.3 kg) shared by a waistband of 60 vertices
-// sags it by 0.2 mm.
-const attachStiffness = 0
+// maxBodySpeed returns the largest speed (m/s) of a body vertex between
+// consecutive frames of the clip.
+func maxBodySpeed(s *scene.Scene, skinOf func(skel.Pose) []geom.Rigid) float64 {
+	var prev, cur []geom.Vec3
+	vmax := 0.0
+	for f, p := range s.Clip.Poses {
+		cur = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skinOf(p), cur)
+		if f > 0 {
+			for i := range cur {
+				vmax = max(vmax, cur[i].Dist(prev[i])*s.Clip.FPS)
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return vmax
+}
+
+// layerThickness is the safety distance between layers of cloth for a body
+// safety distance thick.
+func layerThickness(thick float64) float64 { return math.Min(thick, 0.002) }
 
 // surfBind ties a point to a body triangle: barycentric coordinates of its
 // closest point and its offset in the triangle's frame (u along the first

@@ -239,7 +239,12 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 		walls = append(walls, st.Wall.Seconds())
 		cg += st.CGIterations
 	}
+	clamped, clampFrames := 0, 0
 	for _, st := range res.Stats {
+		if st.Clamped > 0 {
+			clamped += st.Clamped
+			clampFrames++
+		}
 		maxStretch = math.Max(maxStretch, st.MaxStretch)
 		inside += st.Inside
 		deep += st.Deep
@@ -264,6 +269,9 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 	fmt.Fprintf(w, "contact    %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		inside, 100*float64(inside)/float64(vf), deep, 100*float64(deep)/float64(vf), maxDepth*1000)
 	fmt.Fprintf(w, "energy     kinetic %.3g J at the last frame\n", res.Stats[n-1].KineticEnergy)
+	if clamped > 0 {
+		fmt.Fprintf(w, "clamped    %d vertex speeds in %d frames (the solver's safety net: contacts it could not satisfy)\n", clamped, clampFrames)
+	}
 }
 
 func writeSimReport(path string, s *scene.Scene, res *sim.Result, frames []int) error {
