@@ -278,6 +278,11 @@ type Cloth struct {
 	// nbStart and nb: vertex adjacency over edges (releaseFast), built
 	// on first use.
 	nbStart, nb []int32
+	// veStart and ve: vertex-to-edge adjacency (limitStrain), built on
+	// first use; slMark, slActive and slMoved are limitStrain's buffers.
+	veStart, ve       []int32
+	slMark            []bool
+	slActive, slMoved []int32
 	// slBudget is the largest move (m) of a vertex in one limitStrain call.
 	slBudget []float64
 	// clampedLast counts speed clamps over the substeps of the running Step.

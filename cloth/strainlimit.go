@@ -2,6 +2,7 @@ package cloth
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pleat-dev/pleat/geom"
 )
@@ -47,47 +48,89 @@ func (c *Cloth) limitStrain() int {
 	// corners kept edges 1 % over the limit after 200 sweeps).
 	tol := 1 + lim
 	aim := 1 + 0.95*lim
-	sweeps := 0
 	copy(w.xs, x)
-	for sweeps < strainLimitSweeps {
-		sweeps++
-		worst := 0.0
-		for k, e := range edges {
-			a, b := e[0], e[1]
-			L := rest[k]
-			d := x[b].Sub(x[a])
-			l := d.Len()
-			if !(l > aim*L) || l == 0 {
-				continue
-			}
-			worst = math.Max(worst, l/L)
-			wa, wb := invm[a], invm[b]
-			if w.kind[a] == uint8(Fixed) {
-				wa = 0
-			}
-			if w.kind[b] == uint8(Fixed) {
-				wb = 0
-			}
-			if wa+wb == 0 {
-				continue
-			}
-			u := d.Scale(1 / l)
-			excess := l - aim*L
-			da := w.allowMove(a, u.Scale(excess*wa/(wa+wb)))
-			db := w.allowMove(b, u.Scale(-excess*wb/(wa+wb)))
-			da, db = c.budget(a, da), c.budget(b, db)
-			x[a], x[b] = x[a].Add(da), x[b].Add(db)
-			// Remove the separating relative velocity along the edge
-			// (an inelastic collision of the two ends).
-			if vr := v[b].Sub(v[a]).Dot(u); vr > 0 {
-				v[a] = v[a].Add(w.allowMove(a, u.Scale(vr*wa/(wa+wb))))
-				v[b] = v[b].Add(w.allowMove(b, u.Scale(-vr*wb/(wa+wb))))
-			}
+	if c.veStart == nil {
+		c.buildVertexEdges()
+	}
+	worst, total := 0.0, 0.0
+	// process projects edge k and reports whether it moved its ends.
+	process := func(k int32) bool {
+		e := edges[k]
+		a, b := e[0], e[1]
+		L := rest[k]
+		d := x[b].Sub(x[a])
+		l := d.Len()
+		if !(l > aim*L) || l == 0 {
+			return false
 		}
-		if worst <= tol {
-			break
+		worst = math.Max(worst, l/L)
+		total += l/L - aim
+		wa, wb := invm[a], invm[b]
+		if w.kind[a] == uint8(Fixed) {
+			wa = 0
+		}
+		if w.kind[b] == uint8(Fixed) {
+			wb = 0
+		}
+		if wa+wb == 0 {
+			return false
+		}
+		u := d.Scale(1 / l)
+		excess := l - aim*L
+		da := w.allowMove(a, u.Scale(excess*wa/(wa+wb)))
+		db := w.allowMove(b, u.Scale(-excess*wb/(wa+wb)))
+		da, db = c.budget(a, da), c.budget(b, db)
+		x[a], x[b] = x[a].Add(da), x[b].Add(db)
+		// Remove the separating relative velocity along the edge (an
+		// inelastic collision of the two ends).
+		if vr := v[b].Sub(v[a]).Dot(u); vr > 0 {
+			v[a] = v[a].Add(w.allowMove(a, u.Scale(vr*wa/(wa+wb))))
+			v[b] = v[b].Add(w.allowMove(b, u.Scale(-vr*wb/(wa+wb))))
+		}
+		return true
+	}
+	// The first sweep visits every edge; later ones only the edges at the
+	// vertices moved in the sweep before (an active set, in edge order).
+	if len(c.slMark) != len(edges) {
+		c.slMark = make([]bool, len(edges))
+	}
+	moved := c.slMoved[:0]
+	for k := range edges {
+		if process(int32(k)) {
+			moved = append(moved, edges[k][0], edges[k][1])
 		}
 	}
+	sweeps := 1
+	// Stop early when the total excess strain has not dropped by 1 % over
+	// ten sweeps: the limit conflicts with the constraints there.
+	var hist [10]float64
+	for worst > tol && sweeps < strainLimitSweeps && len(moved) > 0 {
+		if sweeps > len(hist) && total > 0.99*hist[sweeps%len(hist)] {
+			break
+		}
+		hist[sweeps%len(hist)] = total
+		sweeps++
+		act := c.slActive[:0]
+		for _, vtx := range moved {
+			for _, k := range c.ve[c.veStart[vtx]:c.veStart[vtx+1]] {
+				if !c.slMark[k] {
+					c.slMark[k] = true
+					act = append(act, k)
+				}
+			}
+		}
+		slices.Sort(act)
+		worst, total = 0, 0
+		moved = moved[:0]
+		for _, k := range act {
+			c.slMark[k] = false
+			if process(k) {
+				moved = append(moved, edges[k][0], edges[k][1])
+			}
+		}
+		c.slActive = act
+	}
+	c.slMoved = moved
 	return sweeps
 }
 
@@ -120,4 +163,25 @@ func (c *Cloth) budget(i int32, d geom.Vec3) geom.Vec3 {
 		return p.Scale(lim / l).Add(w.xs[i]).Sub(c.X[i])
 	}
 	return d
+}
+
+// buildVertexEdges builds the vertex-to-edge adjacency (CSR over c.edges).
+func (c *Cloth) buildVertexEdges() {
+	n := len(c.X)
+	c.veStart = make([]int32, n+1)
+	for _, e := range c.edges {
+		c.veStart[e[0]+1]++
+		c.veStart[e[1]+1]++
+	}
+	for i := 0; i < n; i++ {
+		c.veStart[i+1] += c.veStart[i]
+	}
+	c.ve = make([]int32, c.veStart[n])
+	fill := append([]int32(nil), c.veStart[:n]...)
+	for k, e := range c.edges {
+		for _, v := range e {
+			c.ve[fill[v]] = int32(k)
+			fill[v]++
+		}
+	}
 }
