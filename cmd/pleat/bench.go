@@ -49,8 +49,8 @@ func newBenchSimCmd() *cobra.Command {
 modifier on the same scenes and scores both with the same code:
 
   walk    the MakeHuman character walking (CMU 02_01, 30 fps) in
-          male_casualsuit02, subdivided to at least --verts vertices (whole
-          1-to-4 levels: 25000 asked gives about 34k);
+          male_casualsuit02, refined to at least --verts vertices (long
+          triangles split until the count is reached, within a few per cent);
   coarse  the procedural mannequin walking in its procedural shirt and
           trousers at --coarse-verts (about 700) vertices, not subdivided.
 
@@ -107,7 +107,7 @@ other side still runs.`,
 	fl.StringVar(&opt.Assets, "assets", os.Getenv("PLEAT_ASSETS"), "shared assets folder with makehuman/ and mocap/ (default $PLEAT_ASSETS)")
 	fl.StringVar(&opt.Blender, "blender", "", "blender executable (default: blender on the PATH)")
 	fl.BoolVar(&opt.NoBlender, "no-blender", false, "run pleat only")
-	fl.IntVar(&opt.Verts, "verts", 25000, "garment vertices asked of the walk case (whole subdivision levels)")
+	fl.IntVar(&opt.Verts, "verts", 25000, "garment vertices asked of the walk case (adaptive refinement)")
 	fl.IntVar(&opt.CoarseVerts, "coarse-verts", 700, "resolution of the coarse procedural garments")
 	fl.StringVar(&cases, "cases", "", "comma-separated cases: walk, coarse (default both)")
 	fl.StringVar(&opt.Fabric, "fabric", "denim", "fabric preset of every garment")

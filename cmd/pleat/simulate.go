@@ -39,7 +39,7 @@ func (f *simFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.fabric, "fabric", "denim", "fabric preset: "+strings.Join(fabricNames(), ", ")+"; or piece=fabric pairs, e.g. shirt=jersey,trousers=denim")
 	fl.StringVar(&f.model, "model", "mass-spring", "cloth model: mass-spring (Choi-Ko, as wang2010) or weft-warp (volino-cordier)")
 	fl.StringVar(&f.integrator, "integrator", "euler", "time integration: euler (implicit Euler) or bdf2")
-	fl.IntVar(&f.verts, "verts", 0, "subdivide garments to at least this many vertices in total (0: as given)")
+	fl.IntVar(&f.verts, "verts", 0, "refine garments (split their longest triangles) to at least this many vertices in total (0: as given)")
 	fl.Float64Var(&f.thickness, "thickness", 3, "body safety distance in mm")
 	fl.IntVar(&f.substeps, "substeps", 0, "cloth substeps per frame (0: one per 1/60 s)")
 	fl.BoolVar(&f.frictionless, "frictionless", false, "no friction between cloth and body")

@@ -22,7 +22,7 @@ import (
 // Case names for SimOptions.Cases.
 const (
 	// CaseWalk is the MakeHuman character walking (CMU 02_01) in
-	// male_casualsuit02, subdivided to SimOptions.Verts.
+	// male_casualsuit02, refined to SimOptions.Verts.
 	CaseWalk = "walk"
 	// CaseCoarse is the procedural mannequin walking in its procedural shirt
 	// and trousers at SimOptions.CoarseVerts (no subdivision).
@@ -41,9 +41,9 @@ type SimOptions struct {
 	// Frames is the number of 30 fps clip frames simulated, including frame
 	// 0 (the settled first pose, not timed); 0 means 60.
 	Frames int
-	// Verts is the garment vertex count asked of the walk case (whole 1-to-4
-	// subdivision levels: the result is the first level at or above it);
-	// 0 means 25000.
+	// Verts is the garment vertex count asked of the walk case (adaptive
+	// refinement, sim.RefinePieces: at or a few per cent above it); 0 means
+	// 25000.
 	Verts int
 	// CoarseVerts is the procedural garments' resolution; 0 means 700.
 	CoarseVerts int
@@ -353,9 +353,8 @@ func settleInput(s *scene.Scene, target int) (pieces []*sim.Piece, rest *mesh.Me
 		}
 		pieces = append(pieces, ps...)
 	}
-	levels := 0
-	if target > 0 {
-		levels = sim.LevelsFor(total, target)
+	if target > 0 && total < target {
+		sim.RefinePieces(pieces, target)
 	}
 	sk := s.Character.Skeleton
 	restPose := skel.RestPose(sk)
@@ -377,9 +376,6 @@ func settleInput(s *scene.Scene, target int) (pieces []*sim.Piece, rest *mesh.Me
 	}
 	rest = &mesh.Mesh{}
 	for _, p := range pieces {
-		if levels > 0 {
-			p.Subdivide(levels)
-		}
 		p.Attach = sim.TopLoop(p.Mesh)
 		x := skel.LBS(p.Mesh.Verts, p.Weights, skins[0], nil)
 		if _, err := collide.ResolveInitial(x, p.Mesh.Tris, body, 0.003, 20); err != nil {
