@@ -97,12 +97,14 @@ func TestRunProceduralDefault(t *testing.T) {
 // TestRunMakeHuman runs the MakeHuman casual suit on the CMU walk for 20
 // frames when PLEAT_ASSETS names the asset folder: no divergence (it
 // diverged during the settle phase before), penetration, stretch and
-// layering bounded. The targets (≤ 0.1 % of vertex-frames more than
-// 2 mm inside, ≤ 10 % stretch) are not met: measured 0.45 % and 87 % (the
-// worst edges are isolated spikes, a few frames each, at the jeans'
-// waistband and crotch and the shirt's hem, cuffs and hips).
-// PLEAT_SIM_MAKEHUMAN_STRICT=1 checks the targets. Jeans vertex-frames
-// outside the shirt: 5.2 % before collide.Overlaps, 1.1 % with.
+// layering bounded. The penetration target (≤ 0.1 % of
+// vertex-frames more than 2 mm inside) is checked; measured 0.05 % (0.45 %
+// before the arm clearance pass and the strain limit). Its ≤ 10 % stretch
+// target is not met: measured 26 % (isolated spikes, a frame or two each,
+// where contacts conflict: the jeans' waistband and crotch, the shirt's
+// hem over the waistband); PLEAT_SIM_MAKEHUMAN_STRICT=1 checks it. Jeans
+// vertex-frames outside the shirt: 5.2 % before collide.Overlaps, 1.1 %
+// with.
 func TestRunMakeHuman(t *testing.T) {
 	dir := os.Getenv("PLEAT_ASSETS")
 	if dir == "" {
@@ -127,9 +129,9 @@ func TestRunMakeHuman(t *testing.T) {
 	if res.NumFrames() != 20 {
 		t.Errorf("%d frames, want 20", res.NumFrames())
 	}
-	maxDeep, maxStretch := 0.01, 1.0
+	maxDeep, maxStretch := 0.001, 0.5
 	if os.Getenv("PLEAT_SIM_MAKEHUMAN_STRICT") != "" {
-		maxDeep, maxStretch = 0.001, 0.1
+		maxStretch = 0.1
 	}
 	if deep > maxDeep {
 		t.Errorf("%.3f%% of vertex-frames more than 2 mm inside the body", 100*deep)
