@@ -185,3 +185,15 @@ func (c *Cloth) buildVertexEdges() {
 		}
 	}
 }
+
+// MaxEdgeStrain returns the edge (index into Edges) with the largest
+// elongation strain l/L − 1 and that strain.
+func (c *Cloth) MaxEdgeStrain() (edge int, strain float64) {
+	edge, strain = -1, math.Inf(-1)
+	for k, e := range c.edges {
+		if s := c.X[e[0]].Dist(c.X[e[1]])/c.edgeRest[k] - 1; s > strain {
+			edge, strain = k, s
+		}
+	}
+	return edge, strain
+}

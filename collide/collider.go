@@ -574,6 +574,10 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 	// projected, so this repeats until nothing changes (each pass undoes at
 	// least one projection).
 	rest := ctx.Cloth().EdgeRest()
+	undo := releaseStrain
+	if sl := ctx.Cloth().Options().StrainLimit; sl > 0 {
+		undo = sl
+	}
 	for again := true; again; {
 		again = false
 		for k, e := range ctx.Cloth().Edges() {
@@ -581,7 +585,9 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 			if a.proj == 0 && b.proj == 0 {
 				continue
 			}
-			if ctx.X[e[0]].Dist(ctx.X[e[1]]) <= (1+releaseStrain)*rest[k] {
+			l := ctx.X[e[0]].Dist(ctx.X[e[1]])
+			if l <= (1+undo)*rest[k] || l <= c.xPre[e[0]].Dist(c.xPre[e[1]]) {
+				// Within the limit, or no longer than before the push.
 				continue
 			}
 			for _, v := range e {

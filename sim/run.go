@@ -101,6 +101,12 @@ type FrameStats struct {
 	Released, Undone int
 	// MaxStretch is the largest edge elongation strain over the pieces.
 	MaxStretch float64
+	// WorstEdge locates the most stretched edge of the frame: its piece
+	// and its two vertices in that piece (Piece −1 when none).
+	WorstEdge struct {
+		Piece int
+		A, B  int32
+	}
 	// KineticEnergy is the garments' kinetic energy, J.
 	KineticEnergy float64
 	// Inside counts vertices inside the body, Deep those more than 2 mm
@@ -395,6 +401,8 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	frames := len(s.Clip.Poses)
 	res.Frames = make([][][]geom.Vec3, len(pieces))
 	record := func(f int, st FrameStats) error {
+		st.WorstEdge.Piece = -1
+		worst := 0.0
 		for i, c := range cloths {
 			for _, p := range c.X {
 				if !p.IsFinite() {
@@ -408,6 +416,11 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
 			st.KineticEnergy += c.KineticEnergy()
 			st.MaxStretch = math.Max(st.MaxStretch, c.MaxStretch())
+			if k, e := c.MaxEdgeStrain(); k >= 0 && (st.WorstEdge.Piece < 0 || e > worst) {
+				worst = e
+				st.WorstEdge.Piece = i
+				st.WorstEdge.A, st.WorstEdge.B = c.Edges()[k][0], c.Edges()[k][1]
+			}
 		}
 		res.Stats = append(res.Stats, st)
 		if progress != nil {
@@ -455,6 +468,12 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		}
 		return nil
 	}
+	var tgtBody *collide.Body
+	if !opt.NoBody && !opt.NoAttach {
+		if tgtBody, err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: s.Character.Body.Tris}); err != nil {
+			return nil, fmt.Errorf("sim: body: %w", err)
+		}
+	}
 	// setTargets sets the attachment targets at the end of the coming frame
 	// from the body's vertex positions then.
 	setTargets := func(bodyX []geom.Vec3) {
@@ -466,6 +485,24 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			rot, tr := rigidFit(loopRest[i], skinBuf[i])
 			for j, p := range loopRest[i] {
 				skinBuf[i][j] = rot.Rotate(p).Add(tr)
+			}
+		}
+		// A target closer to the skin than the safety distance (or a
+		// little inside: the rigid loop does not follow the skin's own
+		// bulging) is moved out to it along the body normal, by at most
+		// the safety distance: a hard-pinned waistband vertex 1 mm off the
+		// skin beside a neighbour pushed out to 3.4 mm stretched their
+		// 2.5 mm edge by 35 %, the jeans' worst edge in 40 of 86 frames.
+		if tgtBody == nil {
+			return
+		}
+		tgtBody.SetFrame(bodyX)
+		tgtBody.Update(0)
+		for i := range pieces {
+			for j, p := range skinBuf[i] {
+				if con, ok := tgtBody.Query(p, 2*thick); ok && con.Dist < thick {
+					skinBuf[i][j] = p.AddScaled(min(thick-con.Dist, thick), con.Normal)
+				}
 			}
 		}
 	}
