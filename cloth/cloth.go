@@ -275,11 +275,8 @@ type Cloth struct {
 	// invMassSL are the inverse masses used by limitStrain (0 for
 	// isolated vertices).
 	invMassSL []float64
-	// nbStart and nb: vertex adjacency over edges (releaseFast), built
-	// on first use.
-	nbStart, nb []int32
-	// veStart and ve: vertex-to-edge adjacency (limitStrain), built on
-	// first use; slMark, slActive and slMoved are limitStrain's buffers.
+	// veStart and ve: vertex-to-edge adjacency (limitStrain,
+	// releaseFast), built on first use; slMark, slActive and slMoved are limitStrain's buffers.
 	veStart, ve       []int32
 	slMark            []bool
 	slActive, slMoved []int32

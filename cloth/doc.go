@@ -44,11 +44,20 @@
 // The system matrix is assembled into a 3x3-block CSR matrix whose sparsity
 // is fixed at construction (values are refilled each substep) and solved by
 // conjugate gradients with Baraff–Witkin constraint filtering, warm-started
-// from the previous Δv and stopped at a relative residual of Options.CGTol
-// (1e-3) in the preconditioner norm. Element Jacobians are projected to make the matrix
-// symmetric positive definite (see assemble). A substep that does not
-// converge, produces NaN, or exceeds Options.MaxSpeed or Options.MaxStretch is
-// rolled back and retried with half the step.
+// from the previous Δv (from the explicit prediction β·f/m on the first
+// substep) and stopped when the relative residual is below Options.CGTol
+// (1e-3) both in the preconditioner norm and in the mass-weighted norm
+// rᵀM⁻¹r (velocity units). Element Jacobians are projected to make the
+// matrix symmetric positive definite (see assemble). A substep that does
+// not converge, produces NaN, or exceeds Options.MaxSpeed or
+// Options.MaxStretch is rolled back and retried with half the step.
+//
+// Two optional safeguards act after the solve. Options.StrainLimit bounds
+// edge elongation with Provot's deformation constraint (limitStrain: Gauss–
+// Seidel edge projection respecting pins and contacts). Options.SpeedClamp
+// releases contact constraints around a vertex whose velocity change exceeds
+// it, or around an edge the solve would tear, and solves again; speeds still
+// above it are clamped and counted in StepStats.Clamped.
 //
 // # Solver performance
 //

@@ -451,8 +451,8 @@ func (c *Cloth) releaseFast() bool {
 		return false
 	}
 	w := &c.work
-	if c.nbStart == nil {
-		c.buildNeighbors()
+	if c.veStart == nil {
+		c.buildVertexEdges()
 	}
 	released := false
 	drop := func(j int32) {
@@ -461,12 +461,15 @@ func (c *Cloth) releaseFast() bool {
 			released = true
 		}
 	}
+	// other returns the other end of edge k at vertex v.
+	other := func(k, v int32) int32 { e := c.edges[k]; return e[0] + e[1] - v }
 	ring := func(i int32) {
 		drop(i)
-		for _, j := range c.nb[c.nbStart[i]:c.nbStart[i+1]] {
+		for _, k := range c.ve[c.veStart[i]:c.veStart[i+1]] {
+			j := other(k, i)
 			drop(j)
-			for _, k := range c.nb[c.nbStart[j]:c.nbStart[j+1]] {
-				drop(k)
+			for _, k2 := range c.ve[c.veStart[j]:c.veStart[j+1]] {
+				drop(other(k2, j))
 			}
 		}
 	}
@@ -486,23 +489,4 @@ func (c *Cloth) releaseFast() bool {
 		}
 	}
 	return released
-}
-
-// buildNeighbors builds the vertex adjacency (CSR over c.edges).
-func (c *Cloth) buildNeighbors() {
-	n := len(c.X)
-	c.nbStart = make([]int32, n+1)
-	for _, e := range c.edges {
-		c.nbStart[e[0]+1]++
-		c.nbStart[e[1]+1]++
-	}
-	for i := 0; i < n; i++ {
-		c.nbStart[i+1] += c.nbStart[i]
-	}
-	c.nb = make([]int32, c.nbStart[n])
-	fill := append([]int32(nil), c.nbStart[:n]...)
-	for _, e := range c.edges {
-		c.nb[fill[e[0]]], fill[e[0]] = e[1], fill[e[0]]+1
-		c.nb[fill[e[1]]], fill[e[1]] = e[0], fill[e[1]]+1
-	}
 }

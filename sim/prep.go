@@ -130,22 +130,7 @@ func subWeights(w skel.Weights, src []int32) skel.Weights {
 // attachments and the source map.
 func (p *Piece) Subdivide(levels int) {
 	for l := 0; l < levels; l++ {
-		m, sm := mesh.Subdivide(p.Mesh)
-		lists := make([][]skel.Influence, len(m.Verts))
-		for v := 0; v < sm.NumOrig; v++ {
-			js, ws := p.Weights.Influences(v)
-			for k := range js {
-				lists[v] = append(lists[v], skel.Influence{Joint: js[k], W: ws[k]})
-			}
-		}
-		for j, par := range sm.Parents {
-			lists[sm.NumOrig+j] = mergeInfluences(p.Weights, par[0], par[1])
-		}
-		p.Mesh = m
-		p.Weights = skel.NewWeights(lists)
-		for len(p.Source) < len(m.Verts) {
-			p.Source = append(p.Source, -1)
-		}
+		p.carry(mesh.Subdivide(p.Mesh))
 	}
 	p.Attach = nil
 }
