@@ -66,23 +66,13 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </section>
 {{- else if eq .Kind "figure"}}
 {{- range .Images}}
-<figure>
-<img {{.Src}} width="{{.W}}" height="{{.H}}" alt="{{.Caption}}"/>
-{{- if .Caption}}
-<figcaption>{{.Caption}}</figcaption>
-{{- end}}
-</figure>
+{{template "img" .}}
 {{- end}}
 {{- else if eq .Kind "grid"}}
 <figure class="grid">
 <div class="cells">
 {{- range .Images}}
-<figure>
-<img {{.Src}} width="{{.W}}" height="{{.H}}" alt="{{.Caption}}"/>
-{{- if .Caption}}
-<figcaption>{{.Caption}}</figcaption>
-{{- end}}
-</figure>
+{{template "img" .}}
 {{- end}}
 </div>
 {{- if .Text}}
@@ -94,7 +84,15 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 </main>
 </body>
 </html>
-`))
+
+{{define "img"}}
+<figure>
+<img {{.Src}} width="{{.W}}" height="{{.H}}" alt="{{.Caption}}"/>
+{{- if .Caption}}
+<figcaption>{{.Caption}}</figcaption>
+{{- end}}
+</figure>
+{{end}}`))
 
 const css = `
 :root { --fg: #1f2328; --muted: #656d76; --line: #d8dee4; --soft: #f6f8fa; --accent: #4e79a7; }

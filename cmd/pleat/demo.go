@@ -69,17 +69,10 @@ simulation flags of pose and simulate apply.`,
 				return err
 			}
 			// 1. Simulation.
-			bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "simulating")
-			t0 := time.Now()
-			res, err := sim.Run(ctx, s, opt, func(done, total int) { bar.Set(done) })
-			bar.Finish()
+			res, err := runSim(ctx, cmd, s, opt)
 			if err != nil {
 				return err
 			}
-			for _, n := range res.Notes {
-				fmt.Fprintln(w, "note      ", n)
-			}
-			printSimReport(w, res, time.Since(t0))
 			n := res.NumFrames()
 			if n < 2 {
 				return fmt.Errorf("demo: only %d frames simulated", n)

@@ -134,3 +134,22 @@ func TestDemo(t *testing.T) {
 	}
 	gltfcheck.Check(t, glbs...)
 }
+
+// TestSimulateScene: `pleat simulate --scene` writes the glb and its PNG
+// renders, and refuses outputs it cannot write.
+func TestSimulateScene(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sheet.glb")
+	text, err := run(t, "simulate", "--scene", "sheet", "--seconds-sim", "0.2", "--renders", "first,last", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "sheet.f*.png"))
+	if len(pngs) != 2 {
+		t.Errorf("%d renders, want 2:\n%s", len(pngs), text)
+	}
+	gltfcheck.Check(t, out)
+	if text, err := run(t, "simulate", "--scene", "sheet", "--seconds-sim", "0.1", "--out", filepath.Join(dir, "sheet.pc2")); err == nil {
+		t.Errorf("a .pc2 output for a test scene was accepted:\n%s", text)
+	}
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -86,10 +85,7 @@ the output (--renders).`,
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return err
-			}
-			if err := gltfio.WriteFile(out, gs); err != nil {
+			if err := writeGLTF(out, gs); err != nil {
 				return err
 			}
 			st, _ := os.Stat(out)

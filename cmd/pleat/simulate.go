@@ -17,6 +17,7 @@ import (
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/render"
 	"github.com/pleat-dev/pleat/report"
@@ -150,17 +151,10 @@ Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
 			if err != nil {
 				return err
 			}
-			bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "simulating")
-			start := time.Now()
-			res, err := sim.Run(ctx, s, opt, func(done, total int) { bar.Set(done) })
-			bar.Finish()
+			res, err := runSim(ctx, cmd, s, opt)
 			if res == nil {
 				return err
 			}
-			for _, n := range res.Notes {
-				fmt.Fprintln(w, "note      ", n)
-			}
-			printSimReport(w, res, time.Since(start))
 			if res.NumFrames() > 0 {
 				files, werr := res.Write(out, s)
 				for _, f := range files[:min(len(files), 3)] {
@@ -206,6 +200,24 @@ Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
 	cmd.Flags().StringVar(&renders, "renders", "first,middle,last", `frames to render as PNG beside the output ("" for none)`)
 	cmd.Flags().StringVar(&reportOut, "report", "", "write an HTML run report (plots of timings, CG iterations, stretch, penetration, energy)")
 	return cmd
+}
+
+// runSim runs the simulation with a progress bar, then prints its notes and
+// report; a run that failed part way returns its frames with the error.
+func runSim(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt sim.Options) (*sim.Result, error) {
+	w := cmd.OutOrStdout()
+	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "simulating")
+	start := time.Now()
+	res, err := sim.Run(ctx, s, opt, func(done, total int) { bar.Set(done) })
+	bar.Finish()
+	if res == nil {
+		return nil, err
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "note      ", n)
+	}
+	printSimReport(w, res, time.Since(start))
+	return res, err
 }
 
 // renderSim draws frame f: the skinned body and the simulated pieces.
@@ -342,16 +354,28 @@ func runTestScene(ctx context.Context, w io.Writer, name string, mf simFlags, se
 	if err != nil {
 		return err
 	}
-	var frames [][]geom.Vec3
-	frames = append(frames, append([]geom.Vec3(nil), sc.Cloth.X...))
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext != ".glb" && ext != ".gltf" {
+		return fmt.Errorf("--out %q: a test scene is written as .glb or .gltf", out)
+	}
+	frames := [][]geom.Vec3{append([]geom.Vec3(nil), sc.Cloth.X...)}
 	var stats []cloth.StepStats
 	start := time.Now()
-	err = sc.Run(seconds, func(st cloth.StepStats) {
+	n := int(math.Round(seconds / sc.FrameDt))
+	for k := 0; k < n; k++ {
+		if ctx.Err() != nil {
+			fmt.Fprintf(w, "interrupted after %d of %d frames\n", k, n)
+			break
+		}
+		st, err := sc.Cloth.Step(sc.FrameDt)
+		if err != nil {
+			return err
+		}
 		stats = append(stats, st)
 		frames = append(frames, append([]geom.Vec3(nil), sc.Cloth.X...))
-	})
-	if err != nil {
-		return err
+	}
+	if len(stats) == 0 {
+		return fmt.Errorf("%s scene: no frame simulated (--seconds-sim %g)", name, seconds)
 	}
 	peak := 0.0
 	for _, st := range stats {
@@ -364,14 +388,49 @@ func runTestScene(ctx context.Context, w io.Writer, name string, mf simFlags, se
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	if err := gltfio.WriteFile(out, gs); err != nil {
+	if err := writeGLTF(out, gs); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "wrote", out)
-	_ = ctx
-	_ = renders
+	// PNG renders of the cloth (and the sphere it drapes on).
+	fs, err := parseFrames(renders, len(frames))
+	if err != nil {
+		return err
+	}
+	var items []render.Item
+	if sp := sc.Sphere; sp != nil {
+		ball := mesh.UVSphere(sp.Radius, 24, 48)
+		for i := range ball.Verts {
+			ball.Verts[i] = ball.Verts[i].Add(sp.Center)
+		}
+		items = append(items, render.Item{Mesh: ball, Color: scene.PaletteColor(0)})
+	}
+	items = append(items, render.Item{Mesh: sc.Mesh, Color: scene.PaletteColor(1)})
+	var all []geom.Vec3
+	for _, f := range frames {
+		all = append(all, f...)
+	}
+	box := geom.BoxOf(all)
+	prefix := strings.TrimSuffix(out, filepath.Ext(out))
+	for _, f := range fs {
+		items[len(items)-1].Verts = frames[f]
+		img, err := render.Render(items, render.Options{Width: 800, Height: 800, View: render.ThreeQuarter, Bounds: box})
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("%s.f%04d.png", prefix, f)
+		if err := savePNG(name, img); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "wrote", name)
+	}
 	return nil
+}
+
+// writeGLTF writes a glTF scene to path (.glb or .gltf), creating its folder.
+func writeGLTF(path string, gs *gltfio.Scene) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return gltfio.WriteFile(path, gs)
 }

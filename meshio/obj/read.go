@@ -281,15 +281,9 @@ func (p *parser) statement(s string) error {
 		if len(args) < 3 || len(args) > 7 {
 			return p.errf("v needs 3 coordinates (plus optional w or colour), got %d numbers", len(args))
 		}
-		var c [3]float64
-		for i, a := range args {
-			x, err := p.number(a)
-			if err != nil {
-				return err
-			}
-			if i < 3 {
-				c[i] = x
-			}
+		c, err := p.numbers(args)
+		if err != nil {
+			return err
 		}
 		v := geom.Vec3{X: c[0] * p.scale, Y: c[1] * p.scale, Z: c[2] * p.scale}
 		if !v.IsFinite() {
@@ -303,13 +297,9 @@ func (p *parser) statement(s string) error {
 		if len(args) < 1 || len(args) > 3 {
 			return p.errf("vt needs 1 to 3 numbers, got %d", len(args))
 		}
-		var c [3]float64
-		for i, a := range args {
-			x, err := p.number(a)
-			if err != nil {
-				return err
-			}
-			c[i] = x
+		c, err := p.numbers(args)
+		if err != nil {
+			return err
 		}
 		if len(p.uvs) >= MaxElements {
 			return p.errf("more than %d texture coordinates", MaxElements)
@@ -319,13 +309,9 @@ func (p *parser) statement(s string) error {
 		if len(args) != 3 {
 			return p.errf("vn needs 3 numbers, got %d", len(args))
 		}
-		var c [3]float64
-		for i, a := range args {
-			x, err := p.number(a)
-			if err != nil {
-				return err
-			}
-			c[i] = x
+		c, err := p.numbers(args)
+		if err != nil {
+			return err
 		}
 		if len(p.normals) >= MaxElements {
 			return p.errf("more than %d normals", MaxElements)
@@ -351,6 +337,22 @@ func (p *parser) statement(s string) error {
 }
 
 // number parses a finite float.
+// numbers parses every argument (all must be finite numbers) and returns
+// the first three, zero-padded.
+func (p *parser) numbers(args []string) ([3]float64, error) {
+	var c [3]float64
+	for i, a := range args {
+		x, err := p.number(a)
+		if err != nil {
+			return c, err
+		}
+		if i < 3 {
+			c[i] = x
+		}
+	}
+	return c, nil
+}
+
 func (p *parser) number(a string) (float64, error) {
 	x, err := strconv.ParseFloat(a, 64)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 )
 
@@ -31,14 +32,7 @@ func Write(w io.Writer, m *mesh.Mesh) error {
 	var b []byte
 	b = fmt.Appendf(b, "# pleat: %d vertices, %d triangles\n", len(m.Verts), len(m.Tris))
 	for _, v := range m.Verts {
-		b = append(b, 'v', ' ')
-		b = strconv.AppendFloat(b, v.X, 'g', -1, 64)
-		b = append(b, ' ')
-		b = strconv.AppendFloat(b, v.Y, 'g', -1, 64)
-		b = append(b, ' ')
-		b = strconv.AppendFloat(b, v.Z, 'g', -1, 64)
-		b = append(b, '\n')
-		b = flush(bw, b)
+		b = flush(bw, appendVec3(append(b, 'v', ' '), v))
 	}
 	if hasUV {
 		for _, t := range m.UVs {
@@ -52,14 +46,7 @@ func Write(w io.Writer, m *mesh.Mesh) error {
 	}
 	if hasN {
 		for _, n := range m.Normals {
-			b = append(b, 'v', 'n', ' ')
-			b = strconv.AppendFloat(b, n.X, 'g', -1, 64)
-			b = append(b, ' ')
-			b = strconv.AppendFloat(b, n.Y, 'g', -1, 64)
-			b = append(b, ' ')
-			b = strconv.AppendFloat(b, n.Z, 'g', -1, 64)
-			b = append(b, '\n')
-			b = flush(bw, b)
+			b = flush(bw, appendVec3(append(b, 'v', 'n', ' '), n))
 		}
 	}
 	// owner[t] = 1 + index of the first group holding triangle t, 0 if none.
@@ -156,4 +143,14 @@ func WriteFile(path string, m *mesh.Mesh) error {
 		return err
 	}
 	return f.Close()
+}
+
+// appendVec3 appends "x y z\n" with the shortest exact float64 forms.
+func appendVec3(b []byte, v geom.Vec3) []byte {
+	b = strconv.AppendFloat(b, v.X, 'g', -1, 64)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, v.Y, 'g', -1, 64)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, v.Z, 'g', -1, 64)
+	return append(b, '\n')
 }
