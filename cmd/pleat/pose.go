@@ -16,8 +16,9 @@ import (
 
 // sceneFlags are the flags shared by commands that build a scene.
 type sceneFlags struct {
-	spec   scene.Spec
-	ground string
+	spec         scene.Spec
+	ground       string
+	armClearance float64 // mm
 }
 
 func (f *sceneFlags) add(cmd *cobra.Command) {
@@ -34,6 +35,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.ground, "ground", "contact", "grounding: contact (supporting frames on the floor, smoothed), clip (one offset), frame (glued every frame) or none")
 	fl.Float64Var(&f.spec.Seconds, "seconds", 0, "length of a procedural clip in seconds (default 4)")
 	fl.IntVar(&f.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural garments (default about 4000; 700 to 50000)")
+	fl.Float64Var(&f.armClearance, "arm-clearance", scene.DefaultArmClearance*1000, "mm kept between forearms/hands and torso/legs by abducting the shoulders where the clip swings them through the body (0: leave the motion as it is)")
 }
 
 func (f *sceneFlags) load() (*scene.Scene, error) {
@@ -48,6 +50,14 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 		f.spec.Ground = scene.GroundNone
 	default:
 		return nil, fmt.Errorf("--ground %q: want contact, clip, frame or none", f.ground)
+	}
+	switch {
+	case f.armClearance < 0 || f.armClearance > 200:
+		return nil, fmt.Errorf("--arm-clearance %g mm: want 0 (off) to 200", f.armClearance)
+	case f.armClearance == 0:
+		f.spec.ArmClearance = -1
+	default:
+		f.spec.ArmClearance = f.armClearance / 1000
 	}
 	return scene.Load(f.spec)
 }
