@@ -75,6 +75,15 @@ type Options struct {
 	// StrainLimit bounds edge elongation (l/L − 1) after every substep
 	// (cloth.Options.StrainLimit); 0 means 0.1, negative none.
 	StrainLimit float64
+	// BodyProxy is the tolerance (m, mesh.SimplifyOptions.MaxError) of the
+	// collision proxy: the cloth collides with the body simplified by
+	// quadric edge collapse (its vertices a subset of the body's, skinned
+	// with the same weights), which makes skinning, BVH refits and
+	// closest-point queries several times cheaper. 0 means a tenth of the
+	// garments' mean edge length, within [1 mm, 5 mm] (a coarse garment
+	// cannot follow finer body detail); negative collides with the full
+	// body. Penetration statistics are always measured on the full body.
+	BodyProxy float64
 	// PatternRest takes each piece's rest shape from its UVs as metric
 	// pattern coordinates (when they are) instead of from the 3D garment in
 	// the rest pose. Fitted garments rarely match their pattern exactly
@@ -200,8 +209,15 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// crushes it into the body where limbs fold (armpits, crotch).
 	skinOf := func(p skel.Pose) []geom.Rigid { return skel.SkinMatrices(sk, p, nil) }
 	skinAt := func(f int) []geom.Rigid { return skinOf(s.Clip.Poses[f]) }
+	colMesh, colW, note, err := collisionProxy(s.Character.Body, s.Character.Weights, pieces, opt.BodyProxy)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	bodyOf := func(skin []geom.Rigid, dst []geom.Vec3) []geom.Vec3 {
-		return skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, dst)
+		return skel.LBS(colMesh.Verts, colW, skin, dst)
 	}
 	bodyAt := func(f int, dst []geom.Vec3) []geom.Vec3 { return bodyOf(skinAt(f), dst) }
 	// Settle: the body moves from the rest pose into the first pose and its
@@ -228,9 +244,25 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	skinRest := skinOf(restPose)
 	bodyRest := bodyOf(skinRest, nil)
-	body, err := collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: s.Character.Body.Tris})
+	body, err := collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: colMesh.Tris})
 	if err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
+	}
+	// Penetration is measured on the full body (penBody at frame f); with
+	// no proxy that is the collision body itself.
+	penBody := body
+	var penX []geom.Vec3
+	if colMesh != s.Character.Body {
+		if penBody, err = collide.NewBody(s.Character.Body); err != nil {
+			return nil, fmt.Errorf("sim: body: %w", err)
+		}
+	}
+	penAt := func(f int) *collide.Body {
+		if penBody != body {
+			penX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
+			penBody.SetFrame(penX)
+		}
+		return penBody
 	}
 
 	strainLimit := opt.StrainLimit
@@ -350,7 +382,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		for i, p := range pieces {
 			for _, v := range p.Attach {
 				attach[i] = append(attach[i], cloths[i].Attach(cloth.Attachment{Vertex: int(v)}))
-				binds[i] = append(binds[i], bindSurface(body, bodyX, s.Character.Body.Tris, cloths[i].X[v]))
+				binds[i] = append(binds[i], bindSurface(body, bodyX, colMesh.Tris, cloths[i].X[v]))
 				loopRest[i] = append(loopRest[i], cloths[i].X[v])
 			}
 		}
@@ -402,6 +434,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	res.Frames = make([][][]geom.Vec3, len(pieces))
 	record := func(f int, st FrameStats) error {
 		st.WorstEdge.Piece = -1
+		pb := penAt(f)
 		worst := 0.0
 		for i, c := range cloths {
 			for _, p := range c.X {
@@ -410,7 +443,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 			}
 			res.Frames[i] = append(res.Frames[i], append([]geom.Vec3(nil), c.X...))
-			pen := penetration(c.X, body)
+			pen := penetration(c.X, pb)
 			st.Inside += pen.inside
 			st.Deep += pen.deep
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
@@ -470,7 +503,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	var tgtBody *collide.Body
 	if !opt.NoBody && !opt.NoAttach {
-		if tgtBody, err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: s.Character.Body.Tris}); err != nil {
+		if tgtBody, err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: colMesh.Tris}); err != nil {
 			return nil, fmt.Errorf("sim: body: %w", err)
 		}
 	}
@@ -480,7 +513,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		for i := range pieces {
 			skinBuf[i] = skinBuf[i][:0]
 			for _, b := range binds[i] {
-				skinBuf[i] = append(skinBuf[i], b.point(bodyX, s.Character.Body.Tris))
+				skinBuf[i] = append(skinBuf[i], b.point(bodyX, colMesh.Tris))
 			}
 			rot, tr := rigidFit(loopRest[i], skinBuf[i])
 			for j, p := range loopRest[i] {
@@ -585,6 +618,79 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		prev, next = next, prev
 	}
 	return res, nil
+}
+
+// proxySlack is how far (m) a body vertex may stay outside the collision
+// proxy.
+const proxySlack = 1e-4
+
+// collisionProxy returns the mesh and weights the cloth collides with: the
+// body simplified to tolerance tol (see Options.BodyProxy), or the body
+// itself, and a note for the report.
+func collisionProxy(body *mesh.Mesh, w skel.Weights, pieces []*Piece, tol float64) (*mesh.Mesh, skel.Weights, string, error) {
+	if tol < 0 {
+		return body, w, "", nil
+	}
+	if tol == 0 || math.IsNaN(tol) {
+		sum, n := 0.0, 0
+		for _, p := range pieces {
+			for _, t := range p.Mesh.Tris {
+				for k := range 3 {
+					sum += p.Mesh.Verts[t[k]].Dist(p.Mesh.Verts[t[(k+1)%3]])
+					n++
+				}
+			}
+		}
+		tol = 0.001
+		if n > 0 {
+			tol = min(max(0.05*sum/float64(n), 0.001), 0.005)
+		}
+	}
+	pm, kept, err := mesh.Simplify(body, mesh.SimplifyOptions{MaxError: tol})
+	if err != nil {
+		// A body Simplify cannot take (e.g. non-manifold) is collided
+		// with as it is.
+		return body, w, fmt.Sprintf("collision proxy: none (%v); the full body is used", err), nil
+	}
+	// The proxy's triangles cut inside the body where it is convex (its
+	// vertices are body vertices): move each proxy vertex out along its
+	// normal by the largest distance a body vertex whose closest proxy
+	// triangle it corners lies outside the proxy, so that the safety
+	// distance is kept from the body itself; a pass or two more mop up
+	// what the first one's changed normals left out.
+	moved := make([]float64, len(pm.Verts))
+	for pass := 0; pass < 4; pass++ {
+		pb, err := collide.NewBody(pm)
+		if err != nil {
+			return body, w, fmt.Sprintf("collision proxy: none (%v); the full body is used", err), nil
+		}
+		off := make([]float64, len(pm.Verts))
+		out := 0.0
+		for _, p := range body.Verts {
+			c := pb.SignedDistance(p)
+			if c.Tri < 0 || !(c.Dist > 0) {
+				continue
+			}
+			out = max(out, c.Dist)
+			for _, v := range pm.Tris[c.Tri] {
+				off[v] = max(off[v], c.Dist)
+			}
+		}
+		if out <= proxySlack {
+			break
+		}
+		nrm := mesh.VertexNormals(pm, nil)
+		for v := range pm.Verts {
+			pm.Verts[v] = pm.Verts[v].AddScaled(off[v], nrm[v])
+			moved[v] += off[v]
+		}
+	}
+	out := 0.0
+	for _, d := range moved {
+		out = max(out, d)
+	}
+	note := fmt.Sprintf("collision proxy: body simplified from %d to %d triangles (tolerance %.1f mm; vertices moved out by up to %.1f mm to enclose the body)", len(body.Tris), len(pm.Tris), tol*1000, out*1000)
+	return pm, w.Subset(kept), note, nil
 }
 
 // maxBodySpeed returns the largest speed (m/s) of a body vertex between

@@ -163,3 +163,51 @@ func TestRunSelfCollide(t *testing.T) {
 		t.Errorf("%d frames, %.3f%% of vertex-frames more than 2 mm inside", res.NumFrames(), 100*deep)
 	}
 }
+
+// TestCollisionProxy checks the body proxy on the procedural mannequin: far
+// fewer triangles, weights carried over, and the body enclosed (no body
+// vertex more than 0.1 mm outside the proxy, so the safety distance is kept
+// from the body itself); a negative tolerance keeps the body.
+func TestCollisionProxy(t *testing.T) {
+	s, err := scene.Load(scene.Spec{End: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, w := s.Character.Body, s.Character.Weights
+	for _, tc := range []struct {
+		tol     float64
+		maxFrac float64 // largest proxy/body triangle ratio
+	}{
+		{0.002, 0.5},
+		{0.005, 0.3},
+	} {
+		pm, pw, note, err := collisionProxy(body, w, nil, tc.tol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pm == body {
+			t.Fatalf("tol %g: no proxy (%s)", tc.tol, note)
+		}
+		if f := float64(len(pm.Tris)) / float64(len(body.Tris)); f > tc.maxFrac {
+			t.Errorf("tol %g: %d of %d triangles kept (%.2f > %.2f)", tc.tol, len(pm.Tris), len(body.Tris), f, tc.maxFrac)
+		}
+		if pw.NumVerts() != len(pm.Verts) {
+			t.Fatalf("tol %g: %d weights for %d proxy vertices", tc.tol, pw.NumVerts(), len(pm.Verts))
+		}
+		pb, err := collide.NewBody(pm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for _, p := range body.Verts {
+			worst = max(worst, pb.SignedDistance(p).Dist)
+		}
+		if worst > 1e-4 {
+			t.Errorf("tol %g: a body vertex lies %.2f mm outside the proxy", tc.tol, worst*1000)
+		}
+		t.Logf("tol %g mm: %d → %d triangles, %s", tc.tol*1000, len(body.Tris), len(pm.Tris), note)
+	}
+	if pm, _, _, err := collisionProxy(body, w, nil, -1); err != nil || pm != body {
+		t.Errorf("negative tolerance: got a proxy (err %v)", err)
+	}
+}

@@ -180,3 +180,17 @@ func (w Weights) TopK(k int) Weights {
 	}
 	return out
 }
+
+// Subset returns the weights of the vertices verts, in that order: vertex i
+// of the result has the influences of vertex verts[i] of w (e.g. the
+// vertices mesh.Simplify kept). It panics on an index out of range.
+func (w Weights) Subset(verts []int32) Weights {
+	out := Weights{Offsets: make([]int32, len(verts)+1)}
+	for i, v := range verts {
+		j, ws := w.Influences(int(v))
+		out.Joints = append(out.Joints, j...)
+		out.W = append(out.W, ws...)
+		out.Offsets[i+1] = int32(len(out.Joints))
+	}
+	return out
+}

@@ -74,3 +74,24 @@ func TestWeightsNormalizeTopK(t *testing.T) {
 		t.Errorf("Normalize: sum %g, zero vertex %g", sum, w.W[len(w.W)-1])
 	}
 }
+
+func TestWeightsSubset(t *testing.T) {
+	w := NewWeights([][]Influence{
+		{{Joint: 0, W: 1}},
+		{{Joint: 1, W: 0.25}, {Joint: 2, W: 0.75}},
+		{{Joint: 3, W: 1}},
+	})
+	s := w.Subset([]int32{2, 1})
+	if s.NumVerts() != 2 {
+		t.Fatalf("NumVerts = %d, want 2", s.NumVerts())
+	}
+	if j, ws := s.Influences(0); len(j) != 1 || j[0] != 3 || ws[0] != 1 {
+		t.Errorf("vertex 0: %v %v, want [3] [1]", j, ws)
+	}
+	if j, ws := s.Influences(1); len(j) != 2 || j[1] != 2 || ws[1] != 0.75 {
+		t.Errorf("vertex 1: %v %v, want [1 2] [0.25 0.75]", j, ws)
+	}
+	if err := s.Validate(4); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+}

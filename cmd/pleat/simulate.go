@@ -33,6 +33,7 @@ type simFlags struct {
 	frictionless, noLayers    bool
 	noAttach, selfCollide     bool
 	settle                    float64
+	bodyProxy                 float64
 }
 
 func (f *simFlags) add(cmd *cobra.Command) {
@@ -48,6 +49,7 @@ func (f *simFlags) add(cmd *cobra.Command) {
 	fl.BoolVar(&f.noAttach, "no-attach", false, "do not hold the top boundary loop (waistband, collar) to the body")
 	fl.BoolVar(&f.selfCollide, "self-collide", false, "vertex-triangle self-collision repulsion within each garment piece")
 	fl.Float64Var(&f.settle, "settle", 0.5, "seconds simulated on the first pose before the clip plays (0: none)")
+	fl.Float64Var(&f.bodyProxy, "body-proxy", 0, "tolerance in mm of the simplified body the cloth collides with (0: from the garment's edge length, 1-5 mm; negative: the full body)")
 }
 
 func fabricNames() []string {
@@ -61,6 +63,10 @@ func fabricNames() []string {
 
 func (f *simFlags) options(fps float64) (sim.Options, error) {
 	o := sim.Options{TargetVerts: f.verts, Thickness: f.thickness / 1000, Frictionless: f.frictionless, NoLayers: f.noLayers, NoAttach: f.noAttach, SelfCollide: f.selfCollide}
+	if math.IsNaN(f.bodyProxy) || f.bodyProxy > 50 {
+		return o, fmt.Errorf("--body-proxy %g mm: want at most 50 mm (0: automatic, negative: off)", f.bodyProxy)
+	}
+	o.BodyProxy = f.bodyProxy / 1000
 	if f.settle <= 0 {
 		o.Settle = -1
 	} else {
