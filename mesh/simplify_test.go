@@ -1,14 +1,12 @@
 package mesh
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -398,52 +396,13 @@ func TestSimplifyErrors(t *testing.T) {
 // simplifyLoadMHBody reads the "body" group of the MakeHuman base.obj in
 // metres (decimetre file units), vertices compacted in increasing order.
 func simplifyLoadMHBody(path string) (*Mesh, error) {
-	f, err := os.Open(path)
+	all, err := topoLoadOBJ(path, "body")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var verts []geom.Vec3
-	var tris [][3]int32
-	group := ""
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 {
-			continue
-		}
-		switch fs[0] {
-		case "g":
-			group = strings.Join(fs[1:], " ")
-		case "v":
-			var p [3]float64
-			for k := range p {
-				if p[k], err = strconv.ParseFloat(fs[k+1], 64); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-				}
-			}
-			verts = append(verts, geom.V(p[0], p[1], p[2]).Scale(0.1))
-		case "f":
-			if group != "body" {
-				continue
-			}
-			var ids []int32
-			for _, s := range fs[1:] {
-				s, _, _ = strings.Cut(s, "/")
-				k, err := strconv.Atoi(s)
-				if err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-				}
-				ids = append(ids, int32(k-1))
-			}
-			for k := 1; k+1 < len(ids); k++ {
-				tris = append(tris, [3]int32{ids[0], ids[k], ids[k+1]})
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	verts, tris := all.Verts, all.Tris
+	for i := range verts {
+		verts[i] = verts[i].Scale(0.1)
 	}
 	remap := make([]int32, len(verts))
 	for i := range remap {

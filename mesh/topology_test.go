@@ -69,8 +69,9 @@ func topoFlip(m *Mesh) *Mesh {
 }
 
 // topoLoadOBJ reads the positions and faces of a Wavefront OBJ file, fan
-// triangulating polygons. Enough for the MakeHuman base mesh.
-func topoLoadOBJ(path string) (*Mesh, error) {
+// triangulating polygons; with group set, only the faces of that g group.
+// Enough for the MakeHuman base mesh.
+func topoLoadOBJ(path, group string) (*Mesh, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -80,6 +81,7 @@ func topoLoadOBJ(path string) (*Mesh, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
+	cur := ""
 	for sc.Scan() {
 		line++
 		fs := strings.Fields(sc.Text())
@@ -87,6 +89,8 @@ func topoLoadOBJ(path string) (*Mesh, error) {
 			continue
 		}
 		switch fs[0] {
+		case "g":
+			cur = strings.Join(fs[1:], " ")
 		case "v":
 			if len(fs) < 4 {
 				return nil, fmt.Errorf("%s:%d: short vertex", path, line)
@@ -99,6 +103,9 @@ func topoLoadOBJ(path string) (*Mesh, error) {
 			}
 			m.Verts = append(m.Verts, geom.V(p[0], p[1], p[2]))
 		case "f":
+			if group != "" && cur != group {
+				continue
+			}
 			var ids []int32
 			for _, s := range fs[1:] {
 				s, _, _ = strings.Cut(s, "/")
@@ -377,7 +384,7 @@ func TestTopologyMakeHuman(t *testing.T) {
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS not set (e.g. /work/shared/assets): skipping MakeHuman base.obj")
 	}
-	m, err := topoLoadOBJ(filepath.Join(dir, "makehuman", "body", "base.obj"))
+	m, err := topoLoadOBJ(filepath.Join(dir, "makehuman", "body", "base.obj"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
