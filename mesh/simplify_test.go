@@ -496,3 +496,43 @@ func BenchmarkSimplify(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSimplify feeds Simplify arbitrary small meshes (positions and
+// triangles from the input bytes): it must return an error or a valid mesh
+// whose vertices are input vertices, never panic.
+func FuzzSimplify(f *testing.F) {
+	f.Add([]byte{4, 0, 0, 0, 9, 0, 0, 0, 9, 0, 0, 0, 9, 0, 1, 2, 0, 3, 1, 1, 3, 2, 2, 3, 0}, 0.0)
+	f.Add([]byte{3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 2}, 0.001)
+	f.Fuzz(func(t *testing.T, data []byte, tol float64) {
+		if len(data) < 1 {
+			return
+		}
+		n := int(data[0]%32) + 1
+		data = data[1:]
+		m := &Mesh{}
+		for i := 0; i < n && len(data) >= 3; i++ {
+			m.Verts = append(m.Verts, geom.V(float64(data[0]), float64(data[1]), float64(data[2])).Scale(0.01))
+			data = data[3:]
+		}
+		for len(data) >= 3 && len(m.Verts) > 0 {
+			k := int32(len(m.Verts))
+			m.Tris = append(m.Tris, [3]int32{int32(data[0]) % k, int32(data[1]) % k, int32(data[2]) % k})
+			data = data[3:]
+		}
+		out, kept, err := Simplify(m, SimplifyOptions{MaxError: tol})
+		if err != nil {
+			return
+		}
+		if err := out.Validate(); err != nil && len(out.Tris) > 0 {
+			t.Fatalf("invalid output: %v", err)
+		}
+		if len(kept) != len(out.Verts) {
+			t.Fatalf("%d kept for %d vertices", len(kept), len(out.Verts))
+		}
+		for i, k := range kept {
+			if k < 0 || int(k) >= len(m.Verts) || (i > 0 && k <= kept[i-1]) || out.Verts[i] != m.Verts[k] {
+				t.Fatalf("kept[%d] = %d: not an increasing input vertex", i, k)
+			}
+		}
+	})
+}
