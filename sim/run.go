@@ -114,6 +114,10 @@ type FrameStats struct {
 	Released, Undone int
 	// MaxStretch is the largest edge elongation strain over the pieces.
 	MaxStretch float64
+	// Edges is the number of cloth edges over the pieces, Overstretched
+	// those longer than 1.1 times their rest length (strain above 10 %):
+	// how widespread the stretch that MaxStretch reports the worst of is.
+	Edges, Overstretched int
 	// WorstEdge locates the most stretched edge of the frame: its piece
 	// and its two vertices in that piece (Piece −1 when none).
 	WorstEdge struct {
@@ -453,6 +457,13 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
 			st.KineticEnergy += c.KineticEnergy()
 			st.MaxStretch = math.Max(st.MaxStretch, c.MaxStretch())
+			rest := c.EdgeRest()
+			for k, e := range c.Edges() {
+				if c.X[e[0]].Dist(c.X[e[1]]) > 1.1*rest[k] {
+					st.Overstretched++
+				}
+			}
+			st.Edges += len(rest)
 			if k, e := c.MaxEdgeStrain(); k >= 0 && (st.WorstEdge.Piece < 0 || e > worst) {
 				worst = e
 				st.WorstEdge.Piece = i

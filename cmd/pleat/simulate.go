@@ -258,7 +258,13 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 		cg += st.CGIterations
 	}
 	clamped, clampFrames := 0, 0
+	edges, over, overFrames := 0, 0, 0
 	for _, st := range res.Stats {
+		edges += st.Edges
+		over += st.Overstretched
+		if st.Overstretched > 0 {
+			overFrames++
+		}
 		if st.Clamped > 0 {
 			clamped += st.Clamped
 			clampFrames++
@@ -283,7 +289,8 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 	if n > 1 {
 		fmt.Fprintf(w, "CG         %.0f iterations per frame on average\n", float64(cg)/float64(n-1))
 	}
-	fmt.Fprintf(w, "stretch    max edge strain %.1f%%\n", maxStretch*100)
+	fmt.Fprintf(w, "stretch    max edge strain %.1f%%; %d edge-frames above 10%% (%.4f%% of %d, in %d of %d frames)\n",
+		maxStretch*100, over, 100*float64(over)/math.Max(float64(edges), 1), edges, overFrames, n)
 	fmt.Fprintf(w, "contact    %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		inside, 100*float64(inside)/float64(vf), deep, 100*float64(deep)/float64(vf), maxDepth*1000)
 	fmt.Fprintf(w, "energy     kinetic %.3g J at the last frame\n", res.Stats[n-1].KineticEnergy)
