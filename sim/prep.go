@@ -32,6 +32,8 @@ type Piece struct {
 	// vertices added by subdivision).
 	Garment int
 	Source  []int32
+
+	order *pieceOrder // set by reorder while Run works on the piece
 }
 
 // SplitPieces splits a garment mesh into its connected components (a suit

@@ -158,7 +158,34 @@ var ErrNoGarments = errors.New("sim: the scene has no garments")
 // Run simulates the scene's garments through its clip. When ctx ends, Run
 // stops after the current frame and returns the frames done with
 // Interrupted set (and no error).
+//
+// The pieces are simulated with their vertices renumbered for the solver
+// (see Piece.reorder); Result's pieces, frames and WorstEdge are in the
+// pieces' own vertex order.
 func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*Result, error) {
+	res, err := run(ctx, s, opt, progress)
+	if res != nil {
+		for i, p := range res.Pieces {
+			o := p.order
+			if o == nil {
+				continue
+			}
+			for f := range res.Stats {
+				if we := &res.Stats[f].WorstEdge; we.Piece == i {
+					we.A, we.B = o.perm[we.A], o.perm[we.B]
+				}
+			}
+			var frames [][]geom.Vec3
+			if i < len(res.Frames) {
+				frames = res.Frames[i]
+			}
+			p.restore(frames)
+		}
+	}
+	return res, err
+}
+
+func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*Result, error) {
 	if len(s.Garments) == 0 {
 		return nil, ErrNoGarments
 	}
@@ -201,6 +228,9 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			res.Notes = append(res.Notes, fmt.Sprintf("refined to edges of at most %.1f mm: %d → %d garment vertices", edge*1000, total, n))
 			total = n
 		}
+	}
+	for _, p := range pieces {
+		p.reorder()
 	}
 	sk := s.Character.Skeleton
 	restBody, err := collide.NewBody(s.Character.Body)

@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// bandwidth is the largest id difference across an edge of m.
+func bandwidth(m *mesh.Mesh) int {
+	b := 0
+	for _, t := range m.Tris {
+		for k := range 3 {
+			b = max(b, int(t[k]-t[(k+1)%3]), int(t[(k+1)%3]-t[k]))
+		}
+	}
+	return b
+}
+
+// TestReorder shuffles a 40×40 grid's vertices, reorders it and restores
+// it: the reordered ids are spatially coherent again (bandwidth of the
+// order of a grid row, not of the mesh), the triangles are the same
+// geometric triangles, and restore gives back the piece and frames.
+func TestReorder(t *testing.T) {
+	g := mesh.Grid(1, 1, 40, 40)
+	rng := rand.New(rand.NewPCG(1, 2))
+	shuf := rng.Perm(len(g.Verts))
+	m := &mesh.Mesh{Verts: make([]geom.Vec3, len(g.Verts))}
+	for old, nw := range shuf {
+		m.Verts[nw] = g.Verts[old]
+	}
+	for _, tr := range g.Tris {
+		m.Tris = append(m.Tris, [3]int32{int32(shuf[tr[0]]), int32(shuf[tr[1]]), int32(shuf[tr[2]])})
+	}
+	lists := make([][]skel.Influence, len(m.Verts))
+	src := make([]int32, len(m.Verts))
+	for i := range lists {
+		lists[i] = []skel.Influence{{Joint: int32(i % 7), W: 1}}
+		src[i] = int32(i)
+	}
+	p := &Piece{Name: "grid", Mesh: m, Weights: skel.NewWeights(lists), Source: src}
+	before := bandwidth(m)
+	p.reorder()
+	after := bandwidth(p.Mesh)
+	t.Logf("bandwidth %d → %d (%d vertices)", before, after, len(m.Verts))
+	if after > 2*42 {
+		t.Errorf("bandwidth after reorder %d, want about a grid row (≤ 84)", after)
+	}
+	for k, tr := range p.Mesh.Tris {
+		for c := range 3 {
+			if p.Mesh.Verts[tr[c]] != m.Verts[m.Tris[k][c]] {
+				t.Fatalf("triangle %d corner %d moved", k, c)
+			}
+		}
+	}
+	for i := range p.Mesh.Verts {
+		j, _ := p.Weights.Influences(i)
+		if old := p.Source[i]; p.Mesh.Verts[i] != m.Verts[old] || j[0] != old%7 {
+			t.Fatalf("vertex %d: position, weights or source do not follow it", i)
+		}
+	}
+	p.Attach = []int32{0, 5}
+	want := []int32{p.order.perm[0], p.order.perm[5]}
+	frames := [][]geom.Vec3{append([]geom.Vec3(nil), p.Mesh.Verts...)}
+	p.restore(frames)
+	if p.Mesh != m || p.order != nil || p.Attach[0] != want[0] || p.Attach[1] != want[1] {
+		t.Fatalf("restore: piece not restored (attach %v, want %v)", p.Attach, want)
+	}
+	for i, x := range frames[0] {
+		if x != m.Verts[i] {
+			t.Fatalf("restored frame: vertex %d at %v, want %v", i, x, m.Verts[i])
+		}
+	}
+}
+
+// TestRunKeepsVertexOrder checks that Run's frames are in the garment
+// pieces' own vertex order: each vertex of the first frame lies near its
+// skinned rest position in the first pose, which a permuted frame would
+// not.
+func TestRunKeepsVertexOrder(t *testing.T) {
+	s, err := scene.Load(scene.Spec{End: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), s, Options{Settle: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]*Piece{}
+	for _, g := range s.Garments {
+		ps, err := SplitPieces(g.Name, g.Mesh, g.Weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			own[p.Name] = p
+		}
+	}
+	skin := skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[0], nil)
+	for i, p := range res.Pieces {
+		if o := own[p.Name]; o == nil || len(o.Mesh.Verts) != len(p.Mesh.Verts) || o.Mesh.Verts[0] != p.Mesh.Verts[0] || o.Mesh.Verts[len(o.Mesh.Verts)-1] != p.Mesh.Verts[len(p.Mesh.Verts)-1] {
+			t.Errorf("%s: vertices not in the piece's own order", p.Name)
+		}
+		x := skel.LBS(p.Mesh.Verts, p.Weights, skin, nil)
+		worst := 0.0
+		for v, y := range res.Frames[i][0] {
+			worst = max(worst, y.Dist(x[v]))
+		}
+		if worst > 0.05 {
+			t.Errorf("%s: a vertex of frame 0 is %.0f mm from its skinned position", p.Name, worst*1000)
+		}
+		if p.order != nil {
+			t.Errorf("%s: still reordered", p.Name)
+		}
+	}
+}
