@@ -26,6 +26,13 @@ type Params struct {
 	// Workers is the number of goroutines of the detection loops; default
 	// runtime.GOMAXPROCS(0). Results do not depend on it.
 	Workers int
+	// Penalty, when positive, makes contacts soft: instead of a hard
+	// constraint on the normal velocity, a contact gets the implicit
+	// damping force f = c·(v̄n − vn)·n with c = Penalty·m/h (for a vertex
+	// alone it reaches the fraction Penalty/(1+Penalty) of the velocity
+	// change a hard contact would prescribe), which the cloth's own forces
+	// and the strain limit can override. End still projects.
+	Penalty float64
 }
 
 func (p Params) withDefaults() Params {
@@ -436,7 +443,13 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 		if st.kind == kNone {
 			continue
 		}
-		ctx.Constrain(i, cloth.Plane, st.n, st.dv)
+		if p.Penalty > 0 {
+			cp := p.Penalty * ctx.Mass(i) / h
+			ctx.AddForce(i, st.dv.Scale(cp))
+			ctx.AddJacobian(i, geom.Mat3{}, geom.Outer(st.n, st.n).Scale(-cp))
+		} else {
+			ctx.Constrain(i, cloth.Plane, st.n, st.dv)
+		}
 		s.Contacts++
 		if st.kind == kStick {
 			s.Stuck++

@@ -29,7 +29,8 @@ import (
 // and those more than Params.MaxDepth outside are taken to be elsewhere.
 // Each pass pushes a vertex by at most 2·Thickness and a quarter of its
 // shortest rest edge (as Collider.End), and a push that would stretch an
-// outer edge beyond 30 % (or further than the solve left it) is undone.
+// outer edge beyond the cloth's strain limit (cloth.Options.StrainLimit;
+// 30 % without one), or further than the solve left it, is undone.
 type Overlap struct {
 	Inner  *cloth.Cloth
 	Params Params
@@ -193,6 +194,10 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 		}
 	}
 	rest := ctx.Cloth().EdgeRest()
+	ovStrain := overlapStrain
+	if sl := ctx.Cloth().Options().StrainLimit; sl > 0 {
+		ovStrain = sl
+	}
 	for again := o.stats.Pushed > 0; again; {
 		again = false
 		for k, e := range ctx.Cloth().Edges() {
@@ -202,7 +207,7 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 			// The push may not stretch an edge beyond overlapStrain (nor
 			// further, if the solve left it longer).
 			l0 := o.pre(ctx.X, e[0]).Dist(o.pre(ctx.X, e[1]))
-			if ctx.X[e[0]].Dist(ctx.X[e[1]]) <= max((1+overlapStrain)*rest[k], l0) {
+			if ctx.X[e[0]].Dist(ctx.X[e[1]]) <= max((1+ovStrain)*rest[k], l0) {
 				continue
 			}
 			for _, v := range e {
@@ -226,9 +231,12 @@ func (o *Overlap) pre(x []geom.Vec3, v int32) geom.Vec3 {
 	return x[v]
 }
 
-// overlapStrain is the edge strain an Overlap push may not exceed (with 3
-// passes, 10 % left 1.8 % of the MakeHuman jeans' vertex-frames outside the
-// shirt, 30 % 0.4 %).
+// overlapStrain is the edge strain an Overlap push may not exceed when the
+// cloth has no strain limit. With one, pushes stop at the limit: at 30 %
+// they set the per-frame maximum strain of the MakeHuman shirt over the
+// jeans (median 30 % over 30 frames of the walk at 25k vertices; 12 % with
+// the limit, the jeans outside the shirt unchanged at 0.12 % of
+// vertex-frames).
 const overlapStrain = releaseStrain
 
 // overlapPasses is the number of detect-and-push passes of Overlap.End.
