@@ -98,13 +98,14 @@ func TestRunProceduralDefault(t *testing.T) {
 // frames when PLEAT_ASSETS names the asset folder: no divergence (it
 // diverged during the settle phase before), penetration, stretch and
 // layering bounded. The penetration target (≤ 0.1 % of
-// vertex-frames more than 2 mm inside) is checked; measured 0.05 % (0.45 %
-// before the arm clearance pass and the strain limit). Its ≤ 10 % stretch
-// target is not met: measured 26 % (isolated spikes, a frame or two each,
-// where contacts conflict: the jeans' waistband and crotch, the shirt's
-// hem over the waistband); PLEAT_SIM_MAKEHUMAN_STRICT=1 checks it. Jeans
-// vertex-frames outside the shirt: 5.2 % before collide.Overlaps, 1.1 %
-// with.
+// vertex-frames more than 2 mm inside) is checked; measured 0.063 %.
+// Stretch: measured 9.9 % (26 % before the layer contacts were made soft
+// and the Overlap pushes limited to the strain limit); checked at 25 %,
+// which the old plateau (the Overlap's 30 % undo threshold) would fail, and
+// at the 10 % with PLEAT_SIM_MAKEHUMAN_STRICT=1 (single edges of a
+// frame decide it, so any change to the contacts moves it). Jeans
+// vertex-frames outside the shirt: 5.2 % before collide.Overlaps, 0.03 %
+// now.
 func TestRunMakeHuman(t *testing.T) {
 	dir := os.Getenv("PLEAT_ASSETS")
 	if dir == "" {
@@ -129,7 +130,7 @@ func TestRunMakeHuman(t *testing.T) {
 	if res.NumFrames() != 20 {
 		t.Errorf("%d frames, want 20", res.NumFrames())
 	}
-	maxDeep, maxStretch := 0.001, 0.5
+	maxDeep, maxStretch := 0.001, 0.25
 	if os.Getenv("PLEAT_SIM_MAKEHUMAN_STRICT") != "" {
 		maxStretch = 0.1
 	}
