@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -116,6 +117,63 @@ func TestRunKeepsVertexOrder(t *testing.T) {
 		}
 		if p.order != nil {
 			t.Errorf("%s: still reordered", p.Name)
+		}
+	}
+}
+
+// TestKeepLoop pushes a ring of attachment targets outward unevenly: the
+// pushes are applied, and every loop edge (and the chord of a triangle
+// with two loop edges) ends within the limit; without pushes nothing moves.
+func TestKeepLoop(t *testing.T) {
+	const n = 12
+	var rest []geom.Vec3
+	var attach []int32
+	var tris [][3]int32
+	for j := range n {
+		a := 2 * math.Pi * float64(j) / n
+		rest = append(rest, geom.V(0.1*math.Cos(a), 0, 0.1*math.Sin(a)))
+		attach = append(attach, int32(j))
+		tris = append(tris, [3]int32{int32(j), int32((j + 1) % n), n}) // fan to a centre vertex n
+	}
+	tris = append(tris, [3]int32{0, 1, 2}) // an ear: chord 0–2
+	pairs := loopPairs(tris, attach)
+	if len(pairs) != n+1 {
+		t.Fatalf("%d pairs, want %d loop edges and one chord", len(pairs), n+1)
+	}
+	for _, tc := range []struct {
+		name string
+		push func(j int) float64 // outward push, m
+	}{
+		{"none", func(int) float64 { return 0 }},
+		{"uneven", func(j int) float64 { return 0.004 * float64(j%3) }},
+		{"one", func(j int) float64 {
+			if j == 5 {
+				return 0.01
+			}
+			return 0
+		}},
+	} {
+		x := append([]geom.Vec3(nil), rest...)
+		push := make([]geom.Vec3, n)
+		for j := range push {
+			push[j] = rest[j].Unit().Scale(tc.push(j))
+		}
+		keepLoop(x, push, rest, pairs, 0.05)
+		for _, p := range pairs {
+			L, l := rest[p[0]].Dist(rest[p[1]]), x[p[0]].Dist(x[p[1]])
+			if l > 1.05*L*(1+1e-9) {
+				t.Errorf("%s: pair %v stretched %.1f %%", tc.name, p, 100*(l/L-1))
+			}
+		}
+		moved := 0.0
+		for j := range x {
+			moved = max(moved, x[j].Dist(rest[j]))
+		}
+		if tc.name == "none" && moved != 0 {
+			t.Errorf("none: a target moved by %g m", moved)
+		}
+		if tc.name != "none" && moved < 0.001 {
+			t.Errorf("%s: pushes not applied (largest move %g m)", tc.name, moved)
 		}
 	}
 }

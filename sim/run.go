@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -418,6 +419,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// its shape and follows the body as a whole.
 	binds := make([][]surfBind, len(pieces))
 	loopRest := make([][]geom.Vec3, len(pieces))
+	pairs := make([][][2]int32, len(pieces))
 	addAttachments := func(bodyX []geom.Vec3) {
 		for i, p := range pieces {
 			for _, v := range p.Attach {
@@ -425,6 +427,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				binds[i] = append(binds[i], bindSurface(body, bodyX, colMesh.Tris, cloths[i].X[v]))
 				loopRest[i] = append(loopRest[i], cloths[i].X[v])
 			}
+			pairs[i] = loopPairs(p.Mesh.Tris, p.Attach)
 		}
 	}
 	if settle > 0 {
@@ -589,7 +592,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 				push = append(push, d)
 			}
-			keepLoop(skinBuf[i], push, loopRest[i], 0.95*strainLimit)
+			keepLoop(skinBuf[i], push, loopRest[i], pairs[i], 0.95*strainLimit)
 			pushBuf = push
 		}
 	}
@@ -674,28 +677,61 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	return res, nil
 }
 
+// loopPairs returns the pairs of positions in attach (the attached loop of
+// a piece) whose vertices share an edge of the piece: the loop's own edges
+// and the chords of triangles with two loop edges.
+func loopPairs(tris [][3]int32, attach []int32) [][2]int32 {
+	at := make(map[int32]int32, len(attach))
+	for j, v := range attach {
+		at[v] = int32(j)
+	}
+	seen := map[[2]int32]bool{}
+	var out [][2]int32
+	for _, t := range tris {
+		for k := range 3 {
+			a, okA := at[t[k]]
+			b, okB := at[t[(k+1)%3]]
+			if !okA || !okB {
+				continue
+			}
+			if a > b {
+				a, b = b, a
+			}
+			if !seen[[2]int32{a, b}] {
+				seen[[2]int32{a, b}] = true
+				out = append(out, [2]int32{a, b})
+			}
+		}
+	}
+	slices.SortFunc(out, func(p, q [2]int32) int {
+		if p[0] != q[0] {
+			return int(p[0] - q[0])
+		}
+		return int(p[1] - q[1])
+	})
+	return out
+}
+
 // keepLoop applies the pushes to a loop of attachment targets (x the
-// rigidly moved loop, rest its rest positions, consecutive entries
-// neighbours along the loop, the last next to the first) and then shortens
-// every loop edge the pushes stretched beyond strain lim by moving its two
-// ends towards each other along it (Gauss–Seidel sweeps, Provot style):
-// along the edge, so the targets stay clear of the skin. (The pushes alone
-// stretched a 12 mm edge of the MakeHuman jeans' waistband by 14 %, held
-// there by the hard pins; halving the pushes instead left a pin 1.5 mm off
-// the skin beside a neighbour pushed to 3.4 mm, stretching their 1.3 mm
-// edge by 45 %.)
-func keepLoop(x, push, rest []geom.Vec3, lim float64) {
-	n := len(x)
+// rigidly moved loop, rest its rest positions, pairs the edges between
+// them, see loopPairs) and then shortens every such edge the pushes
+// stretched beyond strain lim by moving its two ends towards each other
+// along it (Gauss–Seidel sweeps, Provot style): along the edge, so the
+// targets stay clear of the skin. (The pushes alone stretched a 12 mm edge
+// of the MakeHuman jeans' waistband by 14 %, held there by the hard pins;
+// halving the pushes instead left a pin 1.5 mm off the skin beside a
+// neighbour pushed to 3.4 mm, stretching their 1.3 mm edge by 45 %.)
+func keepLoop(x, push, rest []geom.Vec3, pairs [][2]int32, lim float64) {
 	for j := range x {
 		x[j] = x[j].Add(push[j])
 	}
-	if n < 2 || !(lim > 0) {
+	if !(lim > 0) {
 		return
 	}
 	for sweep := 0; sweep < 50; sweep++ {
 		worst := 0.0
-		for j := range n {
-			k := (j + 1) % n
+		for _, pr := range pairs {
+			j, k := pr[0], pr[1]
 			L := rest[j].Dist(rest[k])
 			d := x[k].Sub(x[j])
 			l := d.Len()
