@@ -24,7 +24,10 @@
 // inside the body or closer than Params.Thickness. Where the body's surface
 // is inconsistent (a skinned body that intersects itself or distorts its
 // skin), contacts that would tear the cloth are released and such
-// push-outs undone, and counted in Stats.
+// push-outs undone, and counted in Stats. With Params.Penalty the contacts
+// are soft instead (an implicit force towards the same normal velocity),
+// which the cloth's strain limit can override; sim uses that between
+// layers of cloth.
 //
 // Layers makes garments worn in layers collide (wang2010 §3.2): each inner
 // garment acts as a body (FollowCloth) for the garments outside it.
