@@ -132,7 +132,15 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(text, "pleat serve skinning=") {
 		t.Errorf("demo output lacks the viewer hint:\n%s", text)
 	}
+	for _, want := range []string{"collision proxy: body simplified", "edge-frames above 10%"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, text)
+		}
+	}
 	gltfcheck.Check(t, glbs...)
+	if _, err := run(t, "demo", "--out", dir, "--end", "2", "--body-proxy", "100"); err == nil || !strings.Contains(err.Error(), "--body-proxy") {
+		t.Errorf("--body-proxy 100: got %v, want an error naming the flag", err)
+	}
 }
 
 // TestSimulateScene: `pleat simulate --scene` writes the glb and its PNG
