@@ -857,8 +857,8 @@ func maxBodySpeed(s *scene.Scene, skinOf func(skel.Pose) []geom.Rigid) float64 {
 // limit can move it: hard pins held a row of 3 mm jeans edges at the small
 // of the back at 12–19 % in a quarter of the 25k walk's frames. A 0.5 kg
 // garment on 100 such springs sags 17 µm under gravity. Over the whole walk:
-// frames with an edge above 10 % 33 → 23, per-frame maximum p90 17 % →
-// 13 %, penetration and layering unchanged. (Session 2 tried 300 and 3000
+// edge-frames above 10 % 913 → 212, the largest strain 78 % → 44 %,
+// penetration and layering unchanged. (Session 2 tried 300 and 3000
 // N/m with hard layer contacts and a tight limiter budget: no better then.)
 const defaultPinStiffness = 3000
 
