@@ -506,18 +506,21 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
 			st.KineticEnergy += c.KineticEnergy()
 			st.MaxStretch = math.Max(st.MaxStretch, c.MaxStretch())
+			// One pass over the edges: the count above 10 % and the
+			// most stretched one.
 			rest := c.EdgeRest()
 			for k, e := range c.Edges() {
-				if c.X[e[0]].Dist(c.X[e[1]]) > 1.1*rest[k] {
+				strain := c.X[e[0]].Dist(c.X[e[1]])/rest[k] - 1
+				if strain > 0.1 {
 					st.Overstretched++
+				}
+				if st.WorstEdge.Piece < 0 || strain > worst {
+					worst = strain
+					st.WorstEdge.Piece = i
+					st.WorstEdge.A, st.WorstEdge.B = e[0], e[1]
 				}
 			}
 			st.Edges += len(rest)
-			if k, e := c.MaxEdgeStrain(); k >= 0 && (st.WorstEdge.Piece < 0 || e > worst) {
-				worst = e
-				st.WorstEdge.Piece = i
-				st.WorstEdge.A, st.WorstEdge.B = c.Edges()[k][0], c.Edges()[k][1]
-			}
 		}
 		res.Stats = append(res.Stats, st)
 		if progress != nil {

@@ -44,9 +44,16 @@ func renderScene(s *scene.Scene, frames []int, prefix string, ro renderOpts) ([]
 	if err != nil {
 		return nil, err
 	}
+	return writePNGs(prefix, frames, func(f int) (image.Image, error) { return s.Render(f, opt) })
+}
+
+// writePNGs renders each of frames with draw and writes it as
+// PREFIX.fNNNN.png; it returns the files written (those before an error
+// too).
+func writePNGs(prefix string, frames []int, draw func(f int) (image.Image, error)) ([]string, error) {
 	var files []string
 	for _, f := range frames {
-		img, err := s.Render(f, opt)
+		img, err := draw(f)
 		if err != nil {
 			return files, err
 		}

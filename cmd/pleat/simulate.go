@@ -177,16 +177,12 @@ Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
 					return perr
 				}
 				prefix := strings.TrimSuffix(strings.TrimSuffix(out, "/"), filepath.Ext(out))
-				for _, f := range frames {
-					img, rerr := renderSim(s, res, f)
-					if rerr != nil {
-						return rerr
-					}
-					name := fmt.Sprintf("%s.f%04d.png", prefix, f)
-					if rerr := savePNG(name, img); rerr != nil {
-						return rerr
-					}
-					fmt.Fprintln(w, "wrote", name)
+				names, rerr := writePNGs(prefix, frames, func(f int) (image.Image, error) { return renderSim(s, res, f) })
+				for _, n := range names {
+					fmt.Fprintln(w, "wrote", n)
+				}
+				if rerr != nil {
+					return rerr
 				}
 				if reportOut != "" {
 					if rerr := writeSimReport(reportOut, s, res, frames); rerr != nil {
@@ -425,19 +421,14 @@ func runTestScene(ctx context.Context, w io.Writer, name string, mf simFlags, se
 	}
 	box := geom.BoxOf(all)
 	prefix := strings.TrimSuffix(out, filepath.Ext(out))
-	for _, f := range fs {
+	names, err := writePNGs(prefix, fs, func(f int) (image.Image, error) {
 		items[len(items)-1].Verts = frames[f]
-		img, err := render.Render(items, render.Options{Width: 800, Height: 800, View: render.ThreeQuarter, Bounds: box})
-		if err != nil {
-			return err
-		}
-		name := fmt.Sprintf("%s.f%04d.png", prefix, f)
-		if err := savePNG(name, img); err != nil {
-			return err
-		}
-		fmt.Fprintln(w, "wrote", name)
+		return render.Render(items, render.Options{Width: 800, Height: 800, View: render.ThreeQuarter, Bounds: box})
+	})
+	for _, n := range names {
+		fmt.Fprintln(w, "wrote", n)
 	}
-	return nil
+	return err
 }
 
 // writeGLTF writes a glTF scene to path (.glb or .gltf), creating its folder.
