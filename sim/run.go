@@ -608,7 +608,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 				push = append(push, d)
 			}
-			keepLoop(skinBuf[i], push, loopRest[i], pairs[i], 0.95*strainLimit)
+			keepLoop(skinBuf[i], push, loopRest[i], pairs[i], strainMargin*strainLimit)
 			pushBuf = push
 		}
 	}
