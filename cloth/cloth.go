@@ -82,6 +82,12 @@ type Options struct {
 	// their rest length wherever the substep's constraints (pins, contacts)
 	// allow. Default 0: off.
 	StrainLimit float64
+	// ContactSlack (m) lets strain limiting move a vertex constrained to a
+	// contact plane (StepContext.Constrain with Plane) up to this far
+	// against the plane's normal: a collision's safety distance is a
+	// margin, the strain limit is not. Default 0: contacts are only left
+	// or slid along.
+	ContactSlack float64
 	// SpeedClamp, when positive, is a safety net for incompatible
 	// contacts: where a solve gives a vertex a velocity change above it,
 	// the constraints within two edges of the vertex are released and the
@@ -280,8 +286,6 @@ type Cloth struct {
 	veStart, ve       []int32
 	slMark            []bool
 	slActive, slMoved []int32
-	// slBudget is the largest move (m) of a vertex in one limitStrain call.
-	slBudget []float64
 	// clampedLast counts speed clamps over the substeps of the running Step.
 	clampedLast int
 	att         []Attachment
@@ -406,15 +410,6 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	for i, mm := range c.Mass {
 		if mm > 0 {
 			c.invMassSL[i] = 1 / mm
-		}
-	}
-	c.slBudget = make([]float64, n)
-	for i := range c.slBudget {
-		c.slBudget[i] = math.Inf(1)
-	}
-	for k, e := range c.edges {
-		for _, v := range e {
-			c.slBudget[v] = math.Min(c.slBudget[v], 0.5*c.edgeRest[k])
 		}
 	}
 	c.Info.Hinges = len(hinges)

@@ -3,6 +3,8 @@ package cloth
 import (
 	"math"
 	"testing"
+
+	"github.com/pleat-dev/pleat/geom"
 )
 
 // A soft sheet pinned at two corners sags far beyond 10 % strain; with
@@ -42,6 +44,64 @@ func TestStrainLimit(t *testing.T) {
 				if !x.IsFinite() || !s.Cloth.V[i].IsFinite() {
 					t.Fatalf("vertex %d not finite", i)
 				}
+			}
+		})
+	}
+}
+
+// A band stretched 15 % around a cylinder it touches can only get back
+// within the strain limit by moving into the contact: without
+// ContactSlack the limit is not met, with it the band shortens, and no
+// vertex goes deeper than the slack.
+func TestContactSlack(t *testing.T) {
+	const r, stretch, limit = 0.1, 1.15, 0.1
+	for _, tc := range []struct {
+		name  string
+		slack float64
+	}{
+		{"no slack", 0},
+		{"slack", 0.02},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewCloth(tube(r, 0.02, 32, 2), Material{Model: MassSpring, Fabric: Denim()}, Options{NoGravity: true, RestFromMesh: true, StrainLimit: limit, ContactSlack: tc.slack})
+			if err != nil {
+				t.Fatal(err)
+			}
+			radial := func(p geom.Vec3) geom.Vec3 { return geom.V(p.X, 0, p.Z).Unit() }
+			for i, p := range c.X {
+				c.X[i] = geom.V(p.X*stretch, p.Y, p.Z*stretch)
+			}
+			// Every vertex is in contact with the cylinder of radius
+			// r·stretch (no normal velocity change).
+			c.Hooks = append(c.Hooks, HookFuncs{BeginFunc: func(s *StepContext) error {
+				for i, p := range s.X {
+					s.Constrain(i, Plane, radial(p), geom.Vec3{})
+				}
+				return nil
+			}})
+			if _, err := c.Step(1.0 / 60); err != nil {
+				t.Fatal(err)
+			}
+			worst, minR := 0.0, math.Inf(1)
+			for _, p := range c.X {
+				minR = math.Min(minR, math.Hypot(p.X, p.Z))
+			}
+			_, worst = c.MaxEdgeStrain()
+			t.Logf("max strain %.4f, smallest radius %.4f m", worst, minR)
+			if tc.slack == 0 {
+				if worst < 0.14 {
+					t.Errorf("max strain %.4f: the limit was met without moving into the contact", worst)
+				}
+				if minR < r*stretch-1e-9 {
+					t.Errorf("a vertex moved %.3g m into the contact", r*stretch-minR)
+				}
+				return
+			}
+			if worst > limit*(1+1e-9) {
+				t.Errorf("max strain %.4f above the limit %g", worst, limit)
+			}
+			if depth := r*stretch - minR; depth > tc.slack*(1+1e-9) {
+				t.Errorf("a vertex moved %.4f m into the contact, more than the slack %g", depth, tc.slack)
 			}
 		})
 	}

@@ -339,7 +339,11 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if note != "" {
 			res.Notes = append(res.Notes, note)
 		}
-		copts := cloth.Options{Integrator: opt.Integrator, MaxDt: maxDt, Workers: opt.Workers, SkipDegenerate: true, StrainLimit: strainMargin * strainLimit, CGTol: cgTol, SpeedClamp: speedClamp}
+		// ContactSlack: the strain limit may use the body's safety
+		// distance (a vertex in contact, held at 1.2 times it, may move in
+		// to 0.2 times it): a band around a limb that the skinned skin has
+		// outgrown can only get back within the limit by moving in.
+		copts := cloth.Options{Integrator: opt.Integrator, MaxDt: maxDt, Workers: opt.Workers, SkipDegenerate: true, StrainLimit: strainMargin * strainLimit, CGTol: cgTol, SpeedClamp: speedClamp, ContactSlack: thick}
 		switch {
 		case !opt.PatternRest:
 			copts.RestFromMesh = true
