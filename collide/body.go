@@ -84,8 +84,10 @@ type Body struct {
 	maxSpeed float64 // max |vel|, m/s
 	moved    float64 // sum over Updates of the largest vertex displacement, m
 
-	follow  *cloth.Cloth
-	followT float64
+	follow    *cloth.Cloth
+	snap      *Snapshot // read instead of follow when set
+	followT   float64
+	followGen uint64
 
 	// Flip swaps inside and outside (negates the pseudo-normals): a cloth
 	// kept inside another garment collides with the outer garment flipped.
@@ -134,6 +136,55 @@ func FollowCloth(c *cloth.Cloth, m *mesh.Mesh) (*Body, error) {
 	b.follow = c
 	b.fresh = false
 	return b, nil
+}
+
+// Snapshot is a copy of a cloth's positions, velocities and time, taken
+// between substeps. Bodies that follow a cloth (FollowCloth, Layers) and
+// Overlaps read the cloth through one when garments are stepped
+// concurrently (Body.FollowSnapshot, Overlap.FollowSnapshot): each garment
+// then collides with the others' states at the start of the substep, moved
+// along their velocities, whatever order the goroutines run in (Wang et
+// al. 2010 §4 step the shirt and the trousers in threads synchronised
+// after each step the same way).
+type Snapshot struct {
+	X, V []geom.Vec3
+	// Time is the cloth's time when taken, s.
+	Time float64
+	gen  uint64
+}
+
+// Take copies c's current state into s.
+func (s *Snapshot) Take(c *cloth.Cloth) {
+	s.X = append(s.X[:0], c.X...)
+	s.V = append(s.V[:0], c.V...)
+	s.Time = c.Time
+	s.gen++
+}
+
+// Followed returns the cloth a body made by FollowCloth follows (nil for
+// other bodies).
+func (b *Body) Followed() *cloth.Cloth { return b.follow }
+
+// FollowSnapshot makes a body made by FollowCloth read its cloth's state
+// from s (which must be taken from that cloth) instead of the cloth
+// itself; nil goes back to the cloth. It panics for a body that follows no
+// cloth.
+func (b *Body) FollowSnapshot(s *Snapshot) {
+	if b.follow == nil {
+		panic("collide: FollowSnapshot on a body that follows no cloth")
+	}
+	b.snap, b.fresh = s, false
+}
+
+// followState returns the followed cloth's positions, velocities and time
+// (from the snapshot when there is one) and a generation that changes
+// whenever they may have.
+func (b *Body) followState() (x, v []geom.Vec3, t float64, gen uint64) {
+	if s := b.snap; s != nil {
+		return s.X, s.V, s.Time, s.gen
+	}
+	c := b.follow
+	return c.X, c.V, c.Time, 0
 }
 
 // Topology returns the body's mesh topology.
@@ -217,18 +268,19 @@ func (b *Body) alpha(t float64) float64 {
 // current state.
 func (b *Body) Update(t float64) {
 	if b.follow != nil {
-		if b.fresh && b.followT == b.follow.Time && b.time == t {
+		fx, fv, ft, gen := b.followState()
+		if b.fresh && b.followT == ft && b.followGen == gen && b.time == t {
 			return
 		}
-		b.followT = b.follow.Time
-		b.SetState(b.follow.X, b.follow.V)
+		b.followT, b.followGen = ft, gen
+		b.SetState(fx, fv)
 		// The followed cloth may be ahead of (or behind) t, e.g. stepped
 		// through the whole frame before the cloth colliding with it: move
 		// it back along its velocity to t (x(t) = X + V·(t − its time), the
 		// implicit Euler step's own interpolation).
-		if dt := t - b.follow.Time; dt != 0 {
-			for i, p := range b.follow.X {
-				b.prev[i] = p.AddScaled(dt, b.follow.V[i])
+		if dt := t - ft; dt != 0 {
+			for i, p := range fx {
+				b.prev[i] = p.AddScaled(dt, fv[i])
 			}
 		}
 	} else if b.fresh && (b.time == t || !b.interp) {

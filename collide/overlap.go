@@ -34,6 +34,7 @@ import (
 type Overlap struct {
 	Inner  *cloth.Cloth
 	Params Params
+	snap   *Snapshot // read instead of Inner when set
 	outer  *Body
 	found  []ovHit
 	dx     []geom.Vec3
@@ -98,6 +99,11 @@ func NewOverlap(inner, outer *cloth.Cloth, m *mesh.Mesh, p Params) (*Overlap, er
 	}, nil
 }
 
+// FollowSnapshot makes o read the inner cloth's state from s (which must be
+// taken from o.Inner) instead of the cloth itself (see Snapshot); nil goes
+// back to the cloth.
+func (o *Overlap) FollowSnapshot(s *Snapshot) { o.snap = s }
+
 // Stats returns the last substep's statistics.
 func (o *Overlap) Stats() OverlapStats { return o.stats }
 
@@ -110,8 +116,11 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	p := o.Params.withDefaults()
 	th := p.Thickness
 	o.stats = OverlapStats{}
-	in := o.Inner
-	dt := ctx.Time + ctx.Dt - in.Time
+	inX, inV, inT := o.Inner.X, o.Inner.V, o.Inner.Time
+	if s := o.snap; s != nil {
+		inX, inV, inT = s.X, s.V, s.Time
+	}
+	dt := ctx.Time + ctx.Dt - inT
 	tris := o.outer.Tris()
 	clear(o.moved)
 	// A push moves whole triangles, which tilts their neighbours: with
@@ -119,14 +128,14 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	for pass := 0; pass < overlapPasses; pass++ {
 		o.outer.SetState(ctx.X, ctx.V)
 		o.outer.Update(0)
-		parallel(len(in.X), p.Workers, func(lo, hi int) {
+		parallel(len(inX), p.Workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				h := &o.found[i]
 				if pass > 0 && !h.ok {
 					continue
 				}
 				h.ok = false
-				q := in.X[i].AddScaled(dt, in.V[i])
+				q := inX[i].AddScaled(dt, inV[i])
 				con, ok := o.outer.Query(q, p.MaxDepth)
 				if !ok || con.Boundary || con.Tri < 0 || con.Dist <= -th*(1-1e-9) || con.Dist > p.MaxDepth {
 					continue
@@ -134,7 +143,7 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 				if !(con.Normal.Len2() > 0) {
 					continue
 				}
-				*h = ovHit{ok: true, tri: con.Tri, bary: con.Bary, n: con.Normal, push: con.Dist + th, vin: in.V[i]}
+				*h = ovHit{ok: true, tri: con.Tri, bary: con.Bary, n: con.Normal, push: con.Dist + th, vin: inV[i]}
 			}
 		})
 		clear(o.dx)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pleat-dev/pleat/cloth"
@@ -65,7 +67,9 @@ type Options struct {
 	// Settle is the time (s) simulated on the first pose before the clip
 	// plays; 0 means 0.5 s, negative none.
 	Settle float64
-	// Workers for the solver and collisions; 0 means GOMAXPROCS.
+	// Workers for the solver and collisions; 0 means GOMAXPROCS. With more
+	// than one, the pieces are also stepped concurrently (one goroutine
+	// each per substep). Results do not depend on it.
 	Workers int
 	// CGTol is the relative residual of the implicit solves
 	// (cloth.Options.CGTol); 0 means 1e-2. Garments on a body do not need
@@ -293,20 +297,34 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
 	}
-	// Penetration is measured on the full body (penBody at frame f); with
-	// no proxy that is the collision body itself.
-	penBody := body
-	var penX []geom.Vec3
-	if colMesh != s.Character.Body {
-		if penBody, err = collide.NewBody(s.Character.Body); err != nil {
-			return nil, fmt.Errorf("sim: body: %w", err)
+	// Each piece collides with its own copy of the body (colBodies), so
+	// that the pieces can be stepped concurrently (Update refits a body's
+	// BVH); body itself serves the setup (initial push-out, binding the
+	// attachments).
+	colBodies := make([]*collide.Body, len(pieces))
+	if !opt.NoBody {
+		for i := range colBodies {
+			if colBodies[i], err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: colMesh.Tris}); err != nil {
+				return nil, fmt.Errorf("sim: body: %w", err)
+			}
 		}
 	}
-	penAt := func(f int) *collide.Body {
-		if penBody != body {
-			penX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
-			penBody.SetFrame(penX)
+	setBodies := func(prev, next []geom.Vec3, t0, t1 float64) {
+		for _, b := range colBodies {
+			if b != nil {
+				b.SetFrames(prev, next, t0, t1)
+			}
 		}
+	}
+	// Penetration is measured on the full body at frame f.
+	penBody, err := collide.NewBody(s.Character.Body)
+	if err != nil {
+		return nil, fmt.Errorf("sim: body: %w", err)
+	}
+	var penX []geom.Vec3
+	penAt := func(f int) *collide.Body {
+		penX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
+		penBody.SetFrame(penX)
 		return penBody
 	}
 
@@ -452,6 +470,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	cp := collide.Params{Thickness: thick, Frictionless: opt.Frictionless, Workers: opt.Workers, MaxDepth: 0.02}
 	colliders := make([][]*collide.Collider, len(cloths)) // per piece
+	snaps := make([]*collide.Snapshot, len(cloths))       // of the pieces others follow
 	if !opt.NoLayers && len(cloths) > 1 {
 		lp := cp
 		lp.Thickness = layerThickness(thick)
@@ -466,10 +485,29 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if _, err := collide.Overlaps(cloths, meshes, lp); err != nil {
 			return nil, err
 		}
+		// The pieces are stepped concurrently, each against the others'
+		// states at the start of the substep (snaps, see collide.Snapshot).
+		index := make(map[*cloth.Cloth]int, len(cloths))
+		for i, c := range cloths {
+			index[c] = i
+		}
+		snap := func(c *cloth.Cloth) *collide.Snapshot {
+			i := index[c]
+			if snaps[i] == nil {
+				snaps[i] = &collide.Snapshot{}
+			}
+			return snaps[i]
+		}
 		for i, c := range cloths {
 			for _, h := range c.Hooks {
-				if col, ok := h.(*collide.Collider); ok {
-					colliders[i] = append(colliders[i], col)
+				switch h := h.(type) {
+				case *collide.Collider:
+					colliders[i] = append(colliders[i], h)
+					if f := h.Body.Followed(); f != nil {
+						h.Body.FollowSnapshot(snap(f))
+					}
+				case *collide.Overlap:
+					h.FollowSnapshot(snap(h.Inner))
 				}
 			}
 		}
@@ -485,7 +523,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	if !opt.NoBody {
 		for i, c := range cloths {
-			col := collide.NewCollider(body, cp)
+			col := collide.NewCollider(colBodies[i], cp)
 			c.Hooks = append(c.Hooks, col)
 			colliders[i] = append(colliders[i], col)
 		}
@@ -541,8 +579,13 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		}
 	}
 	// step advances every piece by dt in lockstep substeps of at most
-	// maxDt (the pieces collide with each other's current state), moving
-	// the attachment targets linearly over the frame.
+	// maxDt, moving the attachment targets linearly over the frame. The
+	// pieces are stepped concurrently within a substep (each collides with
+	// the others' states at its start, snaps), so the result does not
+	// depend on the number of goroutines.
+	stepStats := make([]cloth.StepStats, len(cloths))
+	stepErrs := make([]error, len(cloths))
+	concurrent := len(cloths) > 1 && (opt.Workers > 1 || opt.Workers == 0 && runtime.GOMAXPROCS(0) > 1)
 	step := func(dt float64, st *FrameStats) error {
 		nsub := max(1, int(math.Ceil(dt/maxDt-1e-9)))
 		h := dt / float64(nsub)
@@ -552,10 +595,26 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				for j := range attach[i] {
 					c.SetTarget(attach[i][j], tgtPrev[i][j].Lerp(skinBuf[i][j], a))
 				}
-				ss, err := c.Step(h)
-				if err != nil {
+				if snaps[i] != nil {
+					snaps[i].Take(c)
+				}
+			}
+			if concurrent {
+				var wg sync.WaitGroup
+				for i, c := range cloths {
+					wg.Go(func() { stepStats[i], stepErrs[i] = c.Step(h) })
+				}
+				wg.Wait()
+			} else {
+				for i, c := range cloths {
+					stepStats[i], stepErrs[i] = c.Step(h)
+				}
+			}
+			for i, c := range cloths {
+				if err := stepErrs[i]; err != nil {
 					return fmt.Errorf("sim: %s at t=%.3f s: %w", pieces[i].Name, c.Time, err)
 				}
+				ss := stepStats[i]
 				st.CGIterations += ss.CGIterations
 				st.Substeps += ss.Substeps
 				st.Retries += ss.Retries
@@ -636,7 +695,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			pose.Root = s.Clip.Poses[0].Root.Add(settleOffset(float64(k) / float64(n)))
 			skin := skinOf(pose)
 			nextB = bodyOf(skin, nextB)
-			body.SetFrames(prevB, nextB, t, t+1/fps)
+			setBodies(prevB, nextB, t, t+1/fps)
 			setTargets(nextB)
 			if err := step(1/fps, &st0); err != nil {
 				return nil, err
@@ -683,7 +742,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		t0 := cloths[0].Time
 		t1 := t0 + 1/fps
 		next = bodyAt(f, next)
-		body.SetFrames(prev, next, t0, t1)
+		setBodies(prev, next, t0, t1)
 		setTargets(next)
 		if err := step(t1-t0, &st); err != nil {
 			return res, err
