@@ -81,6 +81,7 @@ type Body struct {
 	x        []geom.Vec3 // positions at time
 	time     float64
 	fresh    bool    // x and bvh match time
+	fitted   bool    // bvh fits x
 	maxSpeed float64 // max |vel|, m/s
 	moved    float64 // sum over Updates of the largest vertex displacement, m
 
@@ -299,7 +300,12 @@ func (b *Body) Update(t float64) {
 		b.x[i] = q
 	}
 	b.moved += math.Sqrt(m)
-	b.bvh.Refit(b.x)
+	// Unmoved (the first substep of a frame starts where the last one of
+	// the frame before ended): the BVH still fits.
+	if m > 0 || !b.fitted {
+		b.bvh.Refit(b.x)
+		b.fitted = true
+	}
 	b.time, b.fresh = t, true
 }
 
