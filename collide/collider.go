@@ -109,6 +109,9 @@ type vstate struct {
 	depth float64   // penetration depth found at End before projection, m
 	// crossed: released in Begin as one end of an edge through the body.
 	crossed bool
+	// endOK: End's last query (Collider.endCon) is of the vertex's final
+	// position, so the next Begin may reuse it if nothing moved since.
+	endOK bool
 	// active: constrained in the last accepted substep and the constraint
 	// pushed (its reaction along n was positive); aN is that push per unit
 	// mass, m/s².
@@ -209,6 +212,7 @@ type Collider struct {
 	st         []vstate
 	x0, xEnd   []geom.Vec3
 	xPre, vPre []geom.Vec3 // state before End's projection
+	endCon     []Contact   // End's last query of each vertex (see vstate.endOK)
 	pinned     []bool      // hard attachments (not projected)
 	maxMove    []float64   // largest position correction per substep, m
 	lastMoved  float64
@@ -262,6 +266,7 @@ func (c *Collider) init(cl *cloth.Cloth, n int) {
 		c.xEnd = make([]geom.Vec3, n)
 		c.xPre = make([]geom.Vec3, n)
 		c.vPre = make([]geom.Vec3, n)
+		c.endCon = make([]Contact, n)
 		c.started = false
 	}
 	if !c.started {
@@ -318,7 +323,17 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			}
 			R := r + farFactor*band
 			st.query = true
-			con, ok := b.queryHint(x, R, st.hint)
+			var con Contact
+			var ok bool
+			if st.endOK && moved == 0 && x == c.xEnd[i] {
+				// End found the closest point of this very position on
+				// the body as it still is: the query would return it.
+				con = c.endCon[i]
+				ok = math.Abs(con.Dist) <= R
+			} else {
+				con, ok = b.queryHint(x, R, st.hint)
+			}
+			st.endOK = false
 			if !ok {
 				st.free, st.d0 = R, R
 				continue
@@ -524,6 +539,7 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 			}
 			x := ctx.X[i]
 			c.xPre[i], c.vPre[i] = x, ctx.V[i]
+			st.endOK = false
 			delta := x.Dist(c.x0[i]) + moved
 			st.free -= delta
 			// Signed distance changes by at most delta, except across the
@@ -536,9 +552,11 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 			for pass := 0; pass < 3; pass++ {
 				con, ok := b.queryHint(x, radius, st.hint)
 				if !ok {
+					st.endOK = false
 					break
 				}
 				st.hint, st.free = con.Tri, math.Abs(con.Dist)
+				c.endCon[i], st.endOK = con, true
 				if con.Dist >= th*(1-1e-9) || con.Dist < -p.MaxDepth {
 					break
 				}
@@ -568,6 +586,7 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 				}
 				x = x.AddScaled(min(push, maxProjFactor*th, c.maxMove[i]), con.Normal)
 				st.proj++
+				st.endOK = false
 				st.free = th
 				vb := b.VelocityAt(&con)
 				if vn := ctx.V[i].Sub(vb).Dot(con.Normal); vn < 0 {
@@ -608,7 +627,7 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 			}
 			for _, v := range e {
 				if c.st[v].proj > 0 {
-					c.st[v].proj = 0
+					c.st[v].proj, c.st[v].endOK = 0, false
 					ctx.X[v], ctx.V[v] = c.xPre[v], c.vPre[v]
 					c.stats.Undone++
 					again = true
