@@ -41,6 +41,21 @@ func (r *Result) Merged() (*mesh.Mesh, [][]geom.Vec3) {
 	return m, frames
 }
 
+// MergedRest returns the rest positions the solver used for the vertices
+// of Merged's mesh: each piece's Rest, or its mesh's vertices where it has
+// none.
+func (r *Result) MergedRest() []geom.Vec3 {
+	var x []geom.Vec3
+	for _, p := range r.Pieces {
+		if p.Rest != nil {
+			x = append(x, p.Rest...)
+		} else {
+			x = append(x, p.Mesh.Verts...)
+		}
+	}
+	return x
+}
+
 // GLTF returns the simulation as a glTF scene: the skinned, animated body of
 // s and each garment piece as a mesh with one morph target per frame whose
 // weights step through the frames (vertex animation; three.js plays it, and

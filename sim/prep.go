@@ -27,6 +27,12 @@ type Piece struct {
 	Attach []int32
 	// Layer orders pieces from the body outwards (0 = innermost).
 	Layer int
+	// Rest is the rest shape the solver used, set by Run when it takes the
+	// rest shape from the 3D garment (Options.PatternRest off, or UVs that
+	// are not metric): Mesh.Verts moved by the initial push-out from the
+	// body and the inner layers (a few millimetres at most). The frame
+	// statistics' edge strains are measured against it; nil otherwise.
+	Rest []geom.Vec3
 	// Garment and Source map back: the garment index and, for each piece
 	// vertex that is an original garment vertex, its index there (-1 for
 	// vertices added by subdivision).

@@ -115,19 +115,25 @@ func (p *Piece) reorder() {
 	}
 }
 
-// restore undoes reorder on the piece (Attach is mapped back) and on its
-// frames, in place.
+// restore undoes reorder on the piece (Attach and Rest are mapped back) and
+// on its frames, in place.
 func (p *Piece) restore(frames [][]geom.Vec3) {
 	o := p.order
 	if o == nil {
 		return
 	}
-	for f, x := range frames {
+	back := func(x []geom.Vec3) []geom.Vec3 {
 		y := make([]geom.Vec3, len(x))
 		for i, v := range o.perm {
 			y[v] = x[i]
 		}
-		frames[f] = y
+		return y
+	}
+	for f, x := range frames {
+		frames[f] = back(x)
+	}
+	if p.Rest != nil {
+		p.Rest = back(p.Rest)
 	}
 	for k, v := range p.Attach {
 		p.Attach[k] = o.perm[v]

@@ -118,6 +118,18 @@ func TestRunKeepsVertexOrder(t *testing.T) {
 		if p.order != nil {
 			t.Errorf("%s: still reordered", p.Name)
 		}
+		// The rest shape used, in the same order: the mesh moved by the
+		// initial push-out (at most a few millimetres).
+		if len(p.Rest) != len(p.Mesh.Verts) {
+			t.Fatalf("%s: %d rest positions for %d vertices", p.Name, len(p.Rest), len(p.Mesh.Verts))
+		}
+		moved := 0.0
+		for v, q := range p.Rest {
+			moved = max(moved, q.Dist(p.Mesh.Verts[v]))
+		}
+		if moved > 0.01 {
+			t.Errorf("%s: a rest position is %.1f mm from its mesh vertex", p.Name, moved*1000)
+		}
 	}
 }
 

@@ -370,6 +370,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: UVs are not metric pattern coordinates; rest shape taken from the 3D garment, weft along U", p.Name))
 		}
 		x := skel.LBS(p.Mesh.Verts, p.Weights, skinRest, nil)
+		skinned := append([]geom.Vec3(nil), x...)
 		rep, err := collide.ResolveInitial(x, p.Mesh.Tris, body, thick, 20)
 		if err != nil {
 			return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
@@ -409,6 +410,12 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			rm := *p.Mesh
 			rm.Verts = x
 			restMesh = &rm
+			// In the garment's own frame (the rest pose is placed where
+			// the clip starts): the mesh moved by the push-out.
+			p.Rest = make([]geom.Vec3, len(x))
+			for v, q := range x {
+				p.Rest[v] = p.Mesh.Verts[v].Add(q.Sub(skinned[v]))
+			}
 		}
 		c, err := cloth.NewCloth(restMesh, mat, copts)
 		if err != nil {

@@ -226,8 +226,13 @@ func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt S
 	var start []geom.Vec3
 	var pieces []*sim.Piece
 	if res != nil && res.NumFrames() > 0 {
+		// Both sides start from pleat's rest shape (the garment after
+		// pleat's gentle initial push-out from the body) and are scored
+		// against it.
 		m, frames := res.Merged()
-		rest, start, pieces = m, frames[0], res.Pieces
+		rm := *m
+		rm.Verts = res.MergedRest()
+		rest, start, pieces = &rm, frames[0], res.Pieces
 		c.Pleat.Ran = true
 		c.Pleat.Version = "pleat (" + runtime.Version() + ")"
 		var walls []time.Duration
@@ -239,7 +244,7 @@ func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt S
 		}
 		c.Pleat.Time = Times(walls)
 		c.Pleat.CGIterations = median(cg)
-		c.Pleat.Quality, err = Score(m, frames, s.Character.Body.Tris, bodies)
+		c.Pleat.Quality, err = Score(rest, frames, s.Character.Body.Tris, bodies)
 		if err != nil {
 			c.Notes = append(c.Notes, "pleat score: "+err.Error())
 		}
