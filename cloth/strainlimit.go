@@ -26,18 +26,19 @@ const strainLimitSweeps = 1000
 // respects its constraints of the substep (the Baraff–Witkin filter S_i):
 // pinned and attached vertices do not move, and a vertex in contact may
 // slide along the contact plane, move away from the surface, and move into
-// it by at most Options.ContactSlack (see allowMove). The ends' relative velocity along the edge, when they separate,
-// is removed as in an inelastic collision (Provot's velocity correction
-// would add Δx/h, which grows without bound as a retried substep is halved:
-// a limit that cannot be met, between two contacts, then launches vertices).
+// it by at most Options.ContactSlack (see allowMove). The ends' relative
+// velocity along the edge, when they separate, is removed as in an
+// inelastic collision (Provot's velocity correction would add Δx/h, which
+// grows without bound as a retried substep is halved: a limit that cannot
+// be met, between two contacts, then launches vertices).
 //
-// The moves are not bounded otherwise: the free vertices' moves once were (to twice their shortest
-// rest edge per call) and the constrained ones' (to one), which left single
-// edges turned by the linear solve at 30–70 % on the 25k MakeHuman suit;
-// with the slack, removing the bounds took the edge-frames above 10 % to
-// none on five scenes (MakeHuman suits at 25k and unrefined, walk and
-// kick, the procedural demo) at a similar penetration (the deepest vertex
-// went from 14 to 8 mm on the 25k walk).
+// The moves are not bounded otherwise. The free vertices' moves once were
+// (to twice their shortest rest edge per call) and the constrained ones'
+// (to one), which left single edges turned by the linear solve at 30–70 %
+// on the 25k MakeHuman suit; with the slack, removing the bounds took the
+// edge-frames above 10 % to none on five scenes (MakeHuman suits at 25k
+// and unrefined, walk and kick, the procedural demo) at a similar
+// penetration (the deepest vertex went from 14 to 8 mm on the 25k walk).
 //
 // It returns the number of sweeps done.
 func (c *Cloth) limitStrain() int {
