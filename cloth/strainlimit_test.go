@@ -124,7 +124,7 @@ func TestStrainLimitVelocityDissipates(t *testing.T) {
 		n := geom.V(p.X, 0, p.Z).Unit()
 		// Normal speeds between −1 and 1 m/s, varying around the band,
 		// and a tangential drift.
-		c.V[i] = n.Scale(math.Sin(float64(7*i))).Add(geom.V(-n.Z, 0, n.X).Scale(0.3 * math.Cos(float64(3*i))))
+		c.V[i] = n.Scale(math.Sin(float64(7 * i))).Add(geom.V(-n.Z, 0, n.X).Scale(0.3 * math.Cos(float64(3*i))))
 		w.constrain(int32(i), Plane, n, geom.Vec3{}, false)
 	}
 	ke0 := c.KineticEnergy()
