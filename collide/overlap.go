@@ -116,9 +116,13 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	p := o.Params.withDefaults()
 	th := p.Thickness
 	o.stats = OverlapStats{}
-	inX, inV, inT := o.Inner.X, o.Inner.V, o.Inner.Time
+	var inX, inV []geom.Vec3
+	var inT float64
 	if s := o.snap; s != nil {
+		// The inner cloth itself may be stepping concurrently.
 		inX, inV, inT = s.X, s.V, s.Time
+	} else {
+		inX, inV, inT = o.Inner.X, o.Inner.V, o.Inner.Time
 	}
 	dt := ctx.Time + ctx.Dt - inT
 	tris := o.outer.Tris()
