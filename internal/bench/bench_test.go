@@ -212,3 +212,22 @@ func TestBlenderCoarse(t *testing.T) {
 		t.Errorf("Blender side %+v", c.Blender)
 	}
 }
+
+// TestQualityGap: the table says when Blender's errors are far larger than
+// pleat's, and only then.
+func TestQualityGap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pq, bq Quality
+		want   bool
+	}{
+		{"far worse", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 9, Deep: 90000}, true},
+		{"strain close", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 0.2, Deep: 90000}, false},
+		{"penetration close", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 9, Deep: 150}, false},
+		{"pleat worse", Quality{MaxStrain: 1, Deep: 1000}, Quality{MaxStrain: 0.1, Deep: 10}, false},
+	} {
+		if got := qualityGap(tc.pq, tc.bq) != ""; got != tc.want {
+			t.Errorf("%s: hint %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

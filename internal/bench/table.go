@@ -64,6 +64,9 @@ func WriteTable(w io.Writer, r *SimReport) error {
 			fmt.Fprintf(w, "   goal ≥ %g× at equal or lower stretch and penetrations: %s (speed %s, max strain %s, penetrations %s)\n", float64(GoalRatio),
 				metStr(c.NetRatio >= GoalRatio && pq.MaxStrain <= bq.MaxStrain && pq.Deep <= bq.Deep),
 				metStr(c.NetRatio >= GoalRatio), metStr(pq.MaxStrain <= bq.MaxStrain), metStr(pq.Deep <= bq.Deep))
+			if hint := qualityGap(pq, bq); c.NetRatio < GoalRatio && hint != "" {
+				fmt.Fprintf(w, "   %s\n", hint)
+			}
 		}
 		if c.Pleat.Ran && c.Pleat.Err == "" {
 			switch c.Name {
@@ -78,6 +81,16 @@ func WriteTable(w io.Writer, r *SimReport) error {
 		}
 	}
 	return nil
+}
+
+// qualityGap says, when Blender's errors are several times pleat's on both
+// measures, that the speed ratio compares unequal results and how to
+// compare closer ones; "" otherwise.
+func qualityGap(pq, bq Quality) string {
+	if !(pq.MaxStrain > 0) || bq.MaxStrain < 3*pq.MaxStrain || bq.Deep < 3*max(pq.Deep, 1) {
+		return ""
+	}
+	return fmt.Sprintf("Blender's max strain is %.0f× and its penetrations %.0f× pleat's: this ratio compares unequal results; raise Blender's steps per frame (--blender-quality) to compare at closer quality", bq.MaxStrain/pq.MaxStrain, float64(bq.Deep)/float64(max(pq.Deep, 1)))
 }
 
 func metStr(ok bool) string {
