@@ -54,7 +54,8 @@
 //
 // Two optional safeguards act after the solve. Options.StrainLimit bounds
 // edge elongation with Provot's deformation constraint (limitStrain: Gauss–
-// Seidel edge projection respecting pins and contacts). Options.SpeedClamp
+// Seidel edge projection respecting pins and contacts; Options.ContactSlack
+// lets it move a vertex in contact that far into the contact, m). Options.SpeedClamp
 // releases contact constraints around a vertex whose velocity change exceeds
 // it, or around an edge the solve would tear, and solves again; speeds still
 // above it are clamped and counted in StepStats.Clamped.
