@@ -59,7 +59,7 @@ that settled frame 0 with the same rest shape, the same pinned top loops
 (waistband, collar) following their skinned positions, the same skinned body
 per frame as a collision object, a collision distance equal to pleat's 3 mm
 thickness, self-collision off, as many steps per frame as pleat's substeps
-(2), and mass and stiffness converted from the same fabric (see
+(2, or --substeps), and mass and stiffness converted from the same fabric (see
 bench/README.md). Blender runs headless (blender -b) with the script
 bench/blender_cloth.py, embedded in this binary.
 
@@ -72,7 +72,8 @@ other side still runs.`,
 		Example: `  pleat bench sim                                   # both cases, 60 frames, with Blender if installed
   pleat bench sim --frames 20 --no-blender
   pleat bench sim --assets /data/pleat-assets --blender /opt/blender/blender --json > bench.json
-  pleat bench sim --cases coarse --coarse-verts 700`,
+  pleat bench sim --cases coarse --coarse-verts 700
+  pleat bench sim --cases coarse --substeps 1           # one substep per frame: faster, coarser contacts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -112,6 +113,7 @@ other side still runs.`,
 	fl.StringVar(&cases, "cases", "", "comma-separated cases: walk, coarse (default both)")
 	fl.StringVar(&opt.Fabric, "fabric", "denim", "fabric preset of every garment")
 	fl.IntVar(&opt.BlenderQuality, "blender-quality", 0, "Blender cloth steps per frame (0: pleat's substeps)")
+	fl.IntVar(&opt.Substeps, "substeps", 0, "pleat's cloth substeps per frame (0: one per 1/60 s); fewer is faster and less accurate")
 	fl.StringVar(&opt.WorkDir, "keep", "", "keep the files exchanged with Blender in this folder")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")

@@ -168,21 +168,29 @@ func TestSimBenchCoarse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4, NoBlender: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ substeps, want int }{{0, 2}, {1, 1}} {
+		rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4, NoBlender: true, Substeps: tc.substeps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteTable(&buf, rep); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("\n" + buf.String())
+		c := rep.Cases[0]
+		if c.Pleat.Err != "" || !c.Pleat.Ran {
+			t.Skipf("sim.Run failed (reported, not a harness bug): %s", c.Pleat.Err)
+		}
+		if c.Verts == 0 || c.Pins == 0 || c.Pleat.Time.Frames != 3 || c.Pleat.Quality.Frames != 3 {
+			t.Errorf("case %+v", c)
+		}
+		if c.Substeps != tc.want {
+			t.Errorf("--substeps %d: %d substeps per frame, want %d", tc.substeps, c.Substeps, tc.want)
+		}
 	}
-	var buf bytes.Buffer
-	if err := WriteTable(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + buf.String())
-	c := rep.Cases[0]
-	if c.Pleat.Err != "" || !c.Pleat.Ran {
-		t.Skipf("sim.Run failed (reported, not a harness bug): %s", c.Pleat.Err)
-	}
-	if c.Verts == 0 || c.Pins == 0 || c.Pleat.Time.Frames != 3 || c.Pleat.Quality.Frames != 3 {
-		t.Errorf("case %+v", c)
+	if _, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, NoBlender: true, Substeps: -1}); err == nil {
+		t.Error("negative substeps accepted")
 	}
 }
 

@@ -56,6 +56,9 @@ type SimOptions struct {
 	// BlenderQuality is the cloth quality (steps per frame) given to
 	// Blender; 0 means pleat's substeps per frame.
 	BlenderQuality int
+	// Substeps is pleat's cloth substeps per frame; 0 means sim's default
+	// (one per 1/60 s: 2 at 30 fps).
+	Substeps int
 	// WorkDir keeps the files exchanged with Blender there; "" uses a
 	// temporary folder, removed afterwards.
 	WorkDir string
@@ -151,6 +154,9 @@ func SimBench(ctx context.Context, opt SimOptions) (*SimReport, error) {
 	if opt.Frames < 2 || opt.Frames > 10000 {
 		return nil, fmt.Errorf("bench: %d frames out of range [2, 10000]", opt.Frames)
 	}
+	if opt.Substeps < 0 || opt.Substeps > 1000 {
+		return nil, fmt.Errorf("bench: %d substeps out of range [0, 1000]", opt.Substeps)
+	}
 	rep := &SimReport{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), GoVersion: runtime.Version()}
 	for _, name := range opt.Cases {
 		var spec scene.Spec
@@ -214,6 +220,10 @@ func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt S
 
 	simOpt := sim.Options{TargetVerts: target, Fabric: opt.Fabric}
 	maxDt := 1.0 / 60 // sim's default MaxDt
+	if opt.Substeps > 0 {
+		maxDt = 1 / (c.FPS * float64(opt.Substeps))
+		simOpt.MaxDt = maxDt
+	}
 	c.Substeps = int(math.Ceil(1/(c.FPS*maxDt) - 1e-9))
 
 	// pleat.
