@@ -638,10 +638,24 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		}
 		return nil
 	}
+	// tgtBody is the part of the collision body around the attached loops
+	// (tgtVerts: its vertices in the body), refitted once per frame for
+	// the targets' push-out below (the whole body's refit took 5 % of a
+	// coarse frame).
 	var tgtBody *collide.Body
+	var tgtVerts []int32
+	var tgtX []geom.Vec3
 	if !opt.NoBody && !opt.NoAttach {
-		if tgtBody, err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: colMesh.Tris}); err != nil {
-			return nil, fmt.Errorf("sim: body: %w", err)
+		var loops []geom.Vec3
+		for i, p := range pieces {
+			for _, v := range p.Attach {
+				loops = append(loops, cloths[i].X[v])
+			}
+		}
+		if len(loops) > 0 {
+			if tgtBody, tgtVerts, err = nearBody(bodyRest, colMesh.Tris, loops, tgtRadius); err != nil {
+				return nil, fmt.Errorf("sim: body: %w", err)
+			}
 		}
 	}
 	// setTargets sets the attachment targets at the end of the coming frame
@@ -667,7 +681,11 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if tgtBody == nil {
 			return
 		}
-		tgtBody.SetFrame(bodyX)
+		tgtX = tgtX[:0]
+		for _, v := range tgtVerts {
+			tgtX = append(tgtX, bodyX[v])
+		}
+		tgtBody.SetFrame(tgtX)
 		tgtBody.Update(0)
 		for i := range pieces {
 			push := pushBuf[:0]
@@ -761,6 +779,69 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		prev, next = next, prev
 	}
 	return res, nil
+}
+
+// tgtRadius (m) is how far from the attached loops (in the rest pose) the
+// body is kept for pushing their targets out: far more than a target
+// strays from its loop's rigid fit.
+const tgtRadius = 0.08
+
+// nearBody returns the triangles of the body (verts, tris) with a corner
+// within r of one of pts, as a Body of their own, and the body vertex of
+// each of its vertices.
+func nearBody(verts []geom.Vec3, tris [][3]int32, pts []geom.Vec3, r float64) (*collide.Body, []int32, error) {
+	lo, hi := pts[0], pts[0]
+	for _, p := range pts {
+		lo, hi = lo.Min(p), hi.Max(p)
+	}
+	pad := geom.V(r, r, r)
+	lo, hi = lo.Sub(pad), hi.Add(pad)
+	near := make([]bool, len(verts))
+	for v, q := range verts {
+		if q.X < lo.X || q.Y < lo.Y || q.Z < lo.Z || q.X > hi.X || q.Y > hi.Y || q.Z > hi.Z {
+			continue
+		}
+		for _, p := range pts {
+			if q.Dist2(p) <= r*r {
+				near[v] = true
+				break
+			}
+		}
+	}
+	index := make(map[int32]int32)
+	var sub mesh.Mesh
+	var ids []int32
+	for _, t := range tris {
+		if !near[t[0]] && !near[t[1]] && !near[t[2]] {
+			continue
+		}
+		var st [3]int32
+		for k, v := range t {
+			j, ok := index[v]
+			if !ok {
+				j = int32(len(ids))
+				index[v] = j
+				ids = append(ids, v)
+				sub.Verts = append(sub.Verts, verts[v])
+			}
+			st[k] = j
+		}
+		sub.Tris = append(sub.Tris, st)
+	}
+	if len(sub.Tris) == 0 {
+		return nil, nil, nil // nothing near: no push-out
+	}
+	if b, err := collide.NewBody(&sub); err == nil {
+		return b, ids, nil
+	}
+	// A part the body type does not take (e.g. two fans of triangles
+	// touching at a vertex): the whole body.
+	ids = make([]int32, len(verts))
+	for v := range ids {
+		ids[v] = int32(v)
+	}
+	b, err := collide.NewBody(&mesh.Mesh{Verts: verts, Tris: tris})
+	return b, ids, err
 }
 
 // loopPairs returns the pairs of positions in attach (the attached loop of
