@@ -189,3 +189,47 @@ func TestKeepLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestNearBody keeps the triangles with a corner near the points, maps its
+// vertices back to the body's, and returns no body when nothing is near.
+func TestNearBody(t *testing.T) {
+	body := mesh.UVSphere(0.1, 16, 32)
+	for _, tc := range []struct {
+		name     string
+		pts      []geom.Vec3
+		r        float64
+		min, max int // triangles kept
+	}{
+		{"cap", []geom.Vec3{geom.V(0, 0.1, 0)}, 0.03, 1, len(body.Tris) / 4},
+		{"all", []geom.Vec3{geom.V(0, 0, 0)}, 0.2, len(body.Tris), len(body.Tris)},
+		{"none", []geom.Vec3{geom.V(1, 1, 1)}, 0.05, 0, 0},
+	} {
+		b, ids, err := nearBody(body.Verts, body.Tris, tc.pts, tc.r)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.max == 0 {
+			if b != nil {
+				t.Errorf("%s: a body of %d triangles, want none", tc.name, len(b.Tris()))
+			}
+			continue
+		}
+		if n := len(b.Tris()); n < tc.min || n > tc.max {
+			t.Errorf("%s: %d triangles, want %d to %d", tc.name, n, tc.min, tc.max)
+		}
+		if len(ids) != b.NumVerts() {
+			t.Fatalf("%s: %d ids for %d vertices", tc.name, len(ids), b.NumVerts())
+		}
+		for _, tr := range b.Tris() {
+			near := false
+			for _, v := range tr {
+				for _, p := range tc.pts {
+					near = near || body.Verts[ids[v]].Dist(p) <= tc.r
+				}
+			}
+			if !near {
+				t.Errorf("%s: a kept triangle has no corner within %g m", tc.name, tc.r)
+			}
+		}
+	}
+}
