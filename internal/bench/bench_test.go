@@ -169,16 +169,7 @@ func TestSimBenchCoarse(t *testing.T) {
 		t.Skip("-short")
 	}
 	for _, tc := range []struct{ substeps, want int }{{0, 2}, {1, 1}} {
-		rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4, NoBlender: true, Substeps: tc.substeps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := WriteTable(&buf, rep); err != nil {
-			t.Fatal(err)
-		}
-		t.Log("\n" + buf.String())
-		c := rep.Cases[0]
+		c := runCoarse(t, SimOptions{NoBlender: true, Substeps: tc.substeps})
 		if c.Pleat.Err != "" || !c.Pleat.Ran {
 			t.Skipf("sim.Run failed (reported, not a harness bug): %s", c.Pleat.Err)
 		}
@@ -194,6 +185,23 @@ func TestSimBenchCoarse(t *testing.T) {
 	}
 }
 
+// runCoarse runs the coarse case for 4 frames with opt, logs its table and
+// returns it.
+func runCoarse(t *testing.T, opt SimOptions) *SimCase {
+	t.Helper()
+	opt.Cases, opt.Frames = []string{CaseCoarse}, 4
+	rep, err := SimBench(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + buf.String())
+	return rep.Cases[0]
+}
+
 // TestBlenderCoarse runs the Blender side too, only with PLEAT_BENCH_BLENDER=1
 // and a blender on the PATH.
 func TestBlenderCoarse(t *testing.T) {
@@ -203,16 +211,7 @@ func TestBlenderCoarse(t *testing.T) {
 	if _, err := FindBlender(""); err != nil {
 		t.Skip(err)
 	}
-	rep, err := SimBench(context.Background(), SimOptions{Cases: []string{CaseCoarse}, Frames: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteTable(&buf, rep); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + buf.String())
-	c := rep.Cases[0]
+	c := runCoarse(t, SimOptions{})
 	if !c.Blender.Ran {
 		t.Fatalf("Blender did not run: %s", c.Blender.Err)
 	}
