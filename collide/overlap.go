@@ -129,7 +129,11 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	clear(o.moved)
 	// A push moves whole triangles, which tilts their neighbours: with
 	// overlapPasses > 1, detect and push again the vertices still out.
-	for pass := 0; pass < overlapPasses; pass++ {
+	// The pushes per pass are capped, so a longer substep gets more
+	// passes: the push the layer can make per second does not depend on
+	// the substep.
+	passes := overlapPasses * max(1, int(math.Ceil(ctx.Dt/overlapStep-1e-9)))
+	for pass := 0; pass < passes; pass++ {
 		o.outer.SetState(ctx.X, ctx.V)
 		o.outer.Update(0)
 		parallel(len(inX), p.Workers, func(lo, hi int) {
@@ -266,6 +270,14 @@ const overlapStrain = releaseStrain
 // More passes move the outer layer further per substep, after the solver's
 // strain checks, and cost stretch and body penetration.
 const overlapPasses = 1
+
+// overlapStep (s) is the substep overlapPasses was measured at (sim's
+// default, 1/60 s); a substep of k times it gets k times the passes. On the
+// procedural default at one substep per 30 fps frame, the trousers'
+// vertex-frames outside the shirt went from 0.39 % with one pass to 0.084 %
+// with two (0.033 % at two substeps of one pass), and vertex-frames more than
+// 2 mm inside the body from 0.25 % to 0.22 %.
+const overlapStep = 1.0 / 60
 
 // Overlaps adds an Overlap for every pair of garments listed from the
 // innermost to the outermost (meshes as for Layers), to the outer garment
