@@ -265,8 +265,16 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if note != "" {
 		res.Notes = append(res.Notes, note)
 	}
+	// The collision body is skinned on all workers (bit-identical to the
+	// serial skinning for any count): it is the largest serial part of a
+	// coarse frame.
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	skinner := skel.Skinner{Workers: workers, Chunk: max(1024, (len(colMesh.Verts)+workers-1)/workers)}
 	bodyOf := func(skin []geom.Rigid, dst []geom.Vec3) []geom.Vec3 {
-		return skel.LBS(colMesh.Verts, colW, skin, dst)
+		return skinner.LBS(colMesh.Verts, colW, skin, dst)
 	}
 	bodyAt := func(f int, dst []geom.Vec3) []geom.Vec3 { return bodyOf(skinAt(f), dst) }
 	// Settle: the body moves from the rest pose into the first pose and its
@@ -309,12 +317,31 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			}
 		}
 	}
-	setBodies := func(prev, next []geom.Vec3, t0, t1 float64) {
+	// setBodies moves every piece's body copy from prev at t0 to next at
+	// t1; with more than one worker the copies are set concurrently, and
+	// also while also() runs (the attachment targets).
+	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
+		if workers <= 1 || len(colBodies) < 2 && also == nil {
+			for _, b := range colBodies {
+				if b != nil {
+					b.SetFrames(prev, next, t0, t1)
+				}
+			}
+			if also != nil {
+				also()
+			}
+			return
+		}
+		var wg sync.WaitGroup
 		for _, b := range colBodies {
 			if b != nil {
-				b.SetFrames(prev, next, t0, t1)
+				wg.Go(func() { b.SetFrames(prev, next, t0, t1) })
 			}
 		}
+		if also != nil {
+			also()
+		}
+		wg.Wait()
 	}
 	// Penetration is measured on the full body at frame f.
 	penBody, err := collide.NewBody(s.Character.Body)
@@ -720,8 +747,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			pose.Root = s.Clip.Poses[0].Root.Add(settleOffset(float64(k) / float64(n)))
 			skin := skinOf(pose)
 			nextB = bodyOf(skin, nextB)
-			setBodies(prevB, nextB, t, t+1/fps)
-			setTargets(nextB)
+			setBodies(prevB, nextB, t, t+1/fps, func() { setTargets(nextB) })
 			if err := step(1/fps, &st0); err != nil {
 				return nil, err
 			}
@@ -767,8 +793,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		t0 := cloths[0].Time
 		t1 := t0 + 1/fps
 		next = bodyAt(f, next)
-		setBodies(prev, next, t0, t1)
-		setTargets(next)
+		setBodies(prev, next, t0, t1, func() { setTargets(next) })
 		if err := step(t1-t0, &st); err != nil {
 			return res, err
 		}
