@@ -288,8 +288,10 @@ type Cloth struct {
 	slActive, slMoved []int32
 	// clampedLast counts speed clamps over the substeps of the running Step.
 	clampedLast int
-	att         []Attachment
-	attState    []attachState
+	// restoredLast counts restoreOver's vertices over the running Step.
+	restoredLast int
+	att          []Attachment
+	attState     []attachState
 
 	sys  bsr
 	work work

@@ -55,7 +55,14 @@
 // Two optional safeguards act after the solve. Options.StrainLimit bounds
 // edge elongation with Provot's deformation constraint (limitStrain: Gauss–
 // Seidel edge projection respecting pins and contacts; Options.ContactSlack
-// lets it move a vertex in contact that far into the contact, m). Options.SpeedClamp
+// lets it move a vertex in contact that far into the contact, m). It runs
+// twice per substep: after the positions are advanced, and again after the
+// hooks' End (collision push-outs stretch the edges around the pushed
+// vertices; the second pass spreads that over their neighbours). Hooks
+// implementing LimitHook then take back the pushes the second pass could
+// not absorb, and any edge still beyond the limit, and longer than after the
+// first pass, has its ends put back where the first pass left them
+// (StepStats.Restored). Options.SpeedClamp
 // releases contact constraints around a vertex whose velocity change exceeds
 // it, or around an edge the solve would tear, and solves again; speeds still
 // above it are clamped and counted in StepStats.Clamped.

@@ -15,6 +15,19 @@ type Hook interface {
 	End(s *StepContext) error
 }
 
+// LimitHook is a Hook that also runs after the strain limit's second pass:
+// with Options.StrainLimit set, a substep limits strain after advancing the
+// positions, runs the hooks' End (whose corrections, such as pushing
+// vertices out of a body, may stretch edges again), limits strain once more
+// (spreading those corrections over the neighbours), and then calls
+// AfterLimit on the hooks that implement it, in order, so that they can
+// take back the corrections the limit could not absorb. Without a strain
+// limit AfterLimit is not called.
+type LimitHook interface {
+	Hook
+	AfterLimit(s *StepContext) error
+}
+
 // HookFuncs adapts two functions to a Hook; nil functions do nothing.
 type HookFuncs struct {
 	BeginFunc, EndFunc func(s *StepContext) error

@@ -18,6 +18,7 @@ type work struct {
 	pinned                  []bool
 	dir, z                  []geom.Vec3
 	xs                      []geom.Vec3 // limitStrain's start positions
+	xl, vl                  []geom.Vec3 // state after the first strain limit (see restoreOver)
 	conList                 []int32
 	extF                    []geom.Vec3
 	extK, extD              []geom.Mat3
@@ -39,6 +40,7 @@ func (w *work) init(n int) {
 	w.pinned = make([]bool, n)
 	w.dir, w.z = vec(), vec()
 	w.xs = vec()
+	w.xl, w.vl = vec(), vec()
 	w.extF = vec()
 	w.extK, w.extD = make([]geom.Mat3, n), make([]geom.Mat3, n)
 	w.extMark = make([]bool, n)
@@ -63,6 +65,10 @@ type StepStats struct {
 	// Clamped counts, over the accepted substeps, the vertices whose speed
 	// was clamped to Options.SpeedClamp.
 	Clamped int
+	// Restored counts, over the accepted substeps, the vertices whose
+	// hooks' corrections (collision push-outs) were taken back because the
+	// strain limit could not absorb them (see LimitHook).
+	Restored int
 }
 
 // ErrDiverged is wrapped by the error Step returns when a substep fails even
@@ -100,7 +106,7 @@ func (c *Cloth) Step(dt float64) (StepStats, error) {
 		}
 		c.attState[k] = attachState{c.att[k].Target(t0), c.att[k].Target(tEnd)}
 	}
-	c.clampedLast = 0
+	c.clampedLast, c.restoredLast = 0, 0
 	for c.Time < tEnd-1e-12*dt {
 		if c.Time+h > tEnd {
 			h = tEnd - c.Time
@@ -130,6 +136,7 @@ func (c *Cloth) Step(dt float64) (StepStats, error) {
 	}
 	c.Time = tEnd
 	st.Clamped = c.clampedLast
+	st.Restored = c.restoredLast
 	st.MaxStretch = c.MaxStretch()
 	st.KineticEnergy, st.MaxSpeed = c.kinetic()
 	return st, nil
@@ -248,6 +255,10 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 		copy(v, w.v0)
 		return iters, res, &errRetry{fail}
 	}
+	if c.opts.StrainLimit > 0 {
+		copy(w.xl, x)
+		copy(w.vl, v)
+	}
 	ctx.End = true
 	for _, hk := range c.Hooks {
 		if err := hk.End(ctx); err != nil {
@@ -255,6 +266,22 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 			copy(v, w.v0)
 			return iters, res, err
 		}
+	}
+	// The hooks' corrections (collision push-outs) may have stretched
+	// edges: limit again, then let the hooks take back what could not be
+	// absorbed (see LimitHook).
+	if c.opts.StrainLimit > 0 {
+		c.limitStrain()
+		for _, hk := range c.Hooks {
+			if lh, ok := hk.(LimitHook); ok {
+				if err := lh.AfterLimit(ctx); err != nil {
+					copy(x, w.x0)
+					copy(v, w.v0)
+					return iters, res, err
+				}
+			}
+		}
+		c.restoredLast += c.restoreOver()
 	}
 	c.clampedLast += clamped
 	copy(w.xprev, w.x0)
@@ -264,6 +291,38 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 	c.Time += h
 	c.plasticity(h)
 	return iters, res, nil
+}
+
+// restoreOver keeps the strain limit after the hooks' End and the second
+// limiting pass: while an edge is longer than the limit allows and longer
+// than after the first pass (w.xl), its ends go back to their state then
+// (before the hooks' corrections). It returns the number of vertices
+// restored. The first pass left every edge within the limit where the
+// constraints allowed, so this stops at the latest there.
+func (c *Cloth) restoreOver() int {
+	w := &c.work
+	x, v := c.X, c.V
+	lim := 1 + c.opts.StrainLimit
+	n := 0
+	for again := true; again; {
+		again = false
+		for k, e := range c.edges {
+			a, b := e[0], e[1]
+			l2 := x[a].Dist2(x[b])
+			L := lim * c.edgeRest[k]
+			if l2 <= L*L || l2 <= w.xl[a].Dist2(w.xl[b]) {
+				continue
+			}
+			for _, i := range e {
+				if x[i] != w.xl[i] || v[i] != w.vl[i] {
+					x[i], v[i] = w.xl[i], w.vl[i]
+					n++
+					again = true
+				}
+			}
+		}
+	}
+	return n
 }
 
 // MaxStretch returns the largest elongation strain of the cloth: max over
@@ -421,6 +480,10 @@ func (c *Cloth) rk4(h, t0, dt float64) error {
 			x[a.Vertex] = w.attTarget[k]
 			v[a.Vertex] = w.attVel[k]
 		}
+	}
+	if c.opts.StrainLimit > 0 {
+		copy(w.xl, x)
+		copy(w.vl, v)
 	}
 	ctx.End = true
 	for _, hk := range c.Hooks {

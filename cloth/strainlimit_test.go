@@ -2,9 +2,11 @@ package cloth
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 )
 
 // A soft sheet pinned at two corners sags far beyond 10 % strain; with
@@ -135,5 +137,98 @@ func TestStrainLimitVelocityDissipates(t *testing.T) {
 	t.Logf("kinetic energy %.4g J before, %.4g J after", ke0, ke)
 	if !(ke <= ke0*(1+1e-12)) {
 		t.Errorf("strain limiting raised the kinetic energy from %.4g J to %.4g J", ke0, ke)
+	}
+}
+
+// pushHook pushes vertex v out of the sheet's plane by d in End (a
+// collision push-out) and records the order of its calls.
+type pushHook struct {
+	v     int
+	d     float64
+	fixed bool // constrain v in Begin, so that the limit cannot move it
+	calls []string
+}
+
+func (h *pushHook) Begin(s *StepContext) error {
+	h.calls = append(h.calls, "begin")
+	if h.fixed {
+		s.Constrain(h.v, Fixed, geom.Vec3{}, geom.Vec3{})
+	}
+	return nil
+}
+
+func (h *pushHook) End(s *StepContext) error {
+	h.calls = append(h.calls, "end")
+	s.X[h.v] = s.X[h.v].Add(geom.V(0, 0, h.d))
+	return nil
+}
+
+func (h *pushHook) AfterLimit(s *StepContext) error {
+	h.calls = append(h.calls, "after")
+	return nil
+}
+
+// A hook's End push that stretches the edges around the pushed vertex past
+// the strain limit is spread over its neighbours by the second limiting
+// pass (the vertex keeps most of its push); where nothing can move (the
+// vertex and its neighbours held), the push is taken back; either way no
+// edge ends beyond the limit, and LimitHook.AfterLimit runs after End, only
+// with a limit.
+func TestStrainLimitAfterHooks(t *testing.T) {
+	const h, spacing = 1.0 / 60, 0.025
+	for _, tc := range []struct {
+		name      string
+		limit     float64
+		fixed     bool
+		pinOthers bool
+		minKept   float64 // of the push, at the pushed vertex
+		maxKept   float64
+		wantCalls string
+		restored  bool
+	}{
+		{"spread", 0.1, false, false, 0.5, 1, "begin end after", false},
+		{"held", 0.1, true, true, 0, 1e-9, "begin end after", true},
+		{"no limit", 0, false, false, 1 - 1e-9, 1 + 1e-9, "begin end", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := mesh.Grid(0.1, 0.1, 4, 4)
+			c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Denim()}, Options{NoGravity: true, RestFromMesh: true, StrainLimit: tc.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			centre := 12 // of the 5×5 grid
+			if tc.pinOthers {
+				for i := range c.X {
+					if i != centre {
+						c.Attach(Attachment{Vertex: i})
+					}
+				}
+			}
+			// Half an edge out of plane: the four edges at the centre
+			// stretch by 11.8 %.
+			hk := &pushHook{v: centre, d: 0.5 * spacing, fixed: tc.fixed}
+			c.Hooks = append(c.Hooks, hk)
+			z0 := c.X[centre].Z
+			st, err := c.Step(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := (c.X[centre].Z - z0) / hk.d
+			if kept < tc.minKept || kept > tc.maxKept {
+				t.Errorf("pushed vertex kept %.3f of its push, want [%g, %g]", kept, tc.minKept, tc.maxKept)
+			}
+			if tc.limit > 0 {
+				if s := c.MaxStretch(); s > tc.limit*1.002 {
+					t.Errorf("max strain %.4f beyond the limit %g", s, tc.limit)
+				}
+			}
+			if got := strings.Join(hk.calls, " "); got != tc.wantCalls {
+				t.Errorf("hook calls %q, want %q", got, tc.wantCalls)
+			}
+			if (st.Restored > 0) != tc.restored {
+				t.Errorf("%d vertices restored, want restored=%v", st.Restored, tc.restored)
+			}
+			t.Logf("kept %.3f of the push, max strain %.4f, %d restored", kept, c.MaxStretch(), st.Restored)
+		})
 	}
 }
