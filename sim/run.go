@@ -119,9 +119,10 @@ type FrameStats struct {
 	Clamped int
 	// Released and Undone sum, over the pieces' colliders and substeps,
 	// the contacts released because they would tear the cloth and the
-	// push-outs undone for the same reason (collide.Stats Crossed and
-	// Undone): where they are many, the body's surface is inconsistent
-	// (skinning artefacts) and the cloth was let through it.
+	// push-outs undone because they would stretch it beyond its limit
+	// (collide.Stats Crossed and Undone, and cloth.StepStats.Restored):
+	// where they are many, the body's surface is inconsistent (skinning
+	// artefacts) and the cloth was let through it.
 	Released, Undone int
 	// MaxStretch is the largest edge elongation strain over the pieces.
 	MaxStretch float64
@@ -653,6 +654,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				st.Substeps += ss.Substeps
 				st.Retries += ss.Retries
 				st.Clamped += ss.Clamped
+				st.Undone += ss.Restored
 				for _, col := range colliders[i] {
 					cs := col.Stats()
 					st.Released += cs.Crossed
