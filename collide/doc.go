@@ -24,7 +24,10 @@
 // inside the body or closer than Params.Thickness. Where the body's surface
 // is inconsistent (a skinned body that intersects itself or distorts its
 // skin), contacts that would tear the cloth are released and such
-// push-outs undone, and counted in Stats. With Params.Penalty the contacts
+// push-outs undone, and counted in Stats; with a cloth strain limit, a
+// push-out is undone only if the cloth's second limiting pass, after End,
+// cannot absorb it (Collider and Overlap are cloth.LimitHooks). With
+// Params.Penalty the contacts
 // are soft instead (an implicit force towards the same normal velocity),
 // which the cloth's strain limit can override; sim uses that between
 // layers of cloth.
