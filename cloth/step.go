@@ -297,8 +297,8 @@ func (c *Cloth) substep(h, t0, dt float64) (iters int, res float64, err error) {
 // limiting pass: while an edge is longer than the limit allows and longer
 // than after the first pass (w.xl), its ends go back to their state then
 // (before the hooks' corrections). It returns the number of vertices
-// restored. The first pass left every edge within the limit where the
-// constraints allowed, so this stops at the latest there.
+// restored. Each pass restores at least one vertex, and an edge whose ends
+// are both restored is as long as after the first pass, so the loop ends.
 func (c *Cloth) restoreOver() int {
 	w := &c.work
 	x, v := c.X, c.V
@@ -480,10 +480,6 @@ func (c *Cloth) rk4(h, t0, dt float64) error {
 			x[a.Vertex] = w.attTarget[k]
 			v[a.Vertex] = w.attVel[k]
 		}
-	}
-	if c.opts.StrainLimit > 0 {
-		copy(w.xl, x)
-		copy(w.vl, v)
 	}
 	ctx.End = true
 	for _, hk := range c.Hooks {
