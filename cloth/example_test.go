@@ -28,3 +28,71 @@ func ExampleSheetScene() {
 	// pinned corner at {-0.50 1.00 0.50}
 	// settled: true
 }
+
+// floor keeps a cloth above the plane y = h by pushing vertices up in End,
+// and as a cloth.LimitHook takes back the pushes that would leave an edge
+// beyond the strain limit once the cloth has limited strain again.
+type floor struct {
+	h      float64
+	pushed map[int]float64 // vertex → its height before the push
+	undone int
+}
+
+func (f *floor) Begin(*cloth.StepContext) error { return nil }
+
+func (f *floor) End(s *cloth.StepContext) error {
+	clear(f.pushed)
+	for i, x := range s.X {
+		if x.Y < f.h {
+			f.pushed[i] = x.Y
+			s.X[i].Y = f.h
+		}
+	}
+	return nil
+}
+
+func (f *floor) AfterLimit(s *cloth.StepContext) error {
+	limit := 1 + s.Cloth().Options().StrainLimit
+	rest := s.Cloth().EdgeRest()
+	for k, e := range s.Cloth().Edges() {
+		if s.X[e[0]].Dist(s.X[e[1]]) <= limit*rest[k]*(1+1e-9) {
+			continue
+		}
+		for _, v := range e {
+			if y, ok := f.pushed[int(v)]; ok {
+				s.X[v].Y = y
+				delete(f.pushed, int(v))
+				f.undone++
+			}
+		}
+	}
+	return nil
+}
+
+// A 1 m sheet hanging from two corners 1 m up sweeps over a floor 70 cm
+// high. The floor pushes vertices out in End; with a strain limit the cloth
+// then limits strain a second time, spreading each push over the
+// neighbours, and calls AfterLimit, which takes back what would still
+// overstretch an edge.
+func ExampleLimitHook() {
+	s, err := cloth.SheetScene(cloth.Material{Fabric: cloth.Denim()}, 8, 8, cloth.Options{StrainLimit: 0.1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f := &floor{h: 0.7, pushed: map[int]float64{}}
+	s.Cloth.Hooks = append(s.Cloth.Hooks, f)
+	for frame := 0; frame < 60; frame++ {
+		if _, err := s.Cloth.Step(s.FrameDt); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	lowest := s.Cloth.X[0].Y
+	for _, x := range s.Cloth.X {
+		lowest = min(lowest, x.Y)
+	}
+	fmt.Printf("lowest vertex %.2f m up, max strain within the limit: %v\n", lowest, s.Cloth.MaxStretch() <= 0.1*1.002)
+	// Output:
+	// lowest vertex 0.70 m up, max strain within the limit: true
+}
