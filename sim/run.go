@@ -319,29 +319,20 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		}
 	}
 	// setBodies moves every piece's body copy from prev at t0 to next at
-	// t1; with more than one worker the copies are set concurrently, and
-	// also while also() runs (the attachment targets).
+	// t1 while also() runs (the attachment targets); with more than one
+	// worker the copies are set concurrently.
 	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
-		if workers <= 1 || len(colBodies) < 2 && also == nil {
-			for _, b := range colBodies {
-				if b != nil {
-					b.SetFrames(prev, next, t0, t1)
-				}
-			}
-			if also != nil {
-				also()
-			}
-			return
-		}
 		var wg sync.WaitGroup
 		for _, b := range colBodies {
-			if b != nil {
+			switch {
+			case b == nil:
+			case workers > 1:
 				wg.Go(func() { b.SetFrames(prev, next, t0, t1) })
+			default:
+				b.SetFrames(prev, next, t0, t1)
 			}
 		}
-		if also != nil {
-			also()
-		}
+		also()
 		wg.Wait()
 	}
 	// Penetration is measured on the full body at frame f.
@@ -620,7 +611,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// depend on the number of goroutines.
 	stepStats := make([]cloth.StepStats, len(cloths))
 	stepErrs := make([]error, len(cloths))
-	concurrent := len(cloths) > 1 && (opt.Workers > 1 || opt.Workers == 0 && runtime.GOMAXPROCS(0) > 1)
+	concurrent := len(cloths) > 1 && workers > 1
 	step := func(dt float64, st *FrameStats) error {
 		nsub := max(1, int(math.Ceil(dt/maxDt-1e-9)))
 		h := dt / float64(nsub)
