@@ -261,7 +261,19 @@ func (b *Body) alpha(t float64) float64 {
 	if !b.interp {
 		return 0
 	}
-	return min(max((t-b.t0)/(b.t1-b.t0), 0), 1)
+	a := (t - b.t0) / (b.t1 - b.t0)
+	// Times summed from substeps miss the frame's ends by a rounding
+	// error; snapped, the last substep ends exactly on next, where the
+	// following frame (prev = that next) starts, and the BVH need not be
+	// refitted nor the contacts searched again there.
+	const snap = 1e-9
+	switch {
+	case a < snap:
+		return 0
+	case a > 1-snap:
+		return 1
+	}
+	return a
 }
 
 // Update moves the body to time t (s) and refits its BVH; it does nothing

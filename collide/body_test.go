@@ -154,3 +154,40 @@ func TestBodyFramesInterpolate(t *testing.T) {
 		t.Errorf("PointAt %v, closest %v", got, c.Point)
 	}
 }
+
+// TestBodyFramesSubstepEnds steps a moving body through frames the way
+// sim.Run does, times summed from substeps: the last substep of a frame must
+// end exactly on its next positions, so that the following frame (prev =
+// those positions) starts without moving the body or refitting its BVH.
+func TestBodyFramesSubstepEnds(t *testing.T) {
+	m := mesh.UVSphere(0.3, 8, 12)
+	b := mustBody(m)
+	const fps, nsub = 30.0, 3
+	pos := func(f int) []geom.Vec3 {
+		x := make([]geom.Vec3, len(m.Verts))
+		for i, p := range m.Verts {
+			x[i] = p.Add(geom.V(0.01*float64(f*f), 0, 0))
+		}
+		return x
+	}
+	tm := 0.0
+	for f := 1; f <= 20; f++ {
+		prev, next := pos(f-1), pos(f)
+		b.SetFrames(prev, next, tm, tm+1/fps)
+		b.Update(tm)
+		moved := b.moved
+		if f > 1 && moved != 0 {
+			t.Fatalf("frame %d: the body moved by %g m at its start", f, moved)
+		}
+		for k := 0; k < nsub; k++ {
+			tm += 1 / fps / nsub
+			b.Update(tm)
+		}
+		for i, p := range b.Positions() {
+			if p != next[i] {
+				t.Fatalf("frame %d ends at t=%.17g with vertex %d at %v, want %v", f, tm, i, p, next[i])
+			}
+		}
+		b.moved = 0
+	}
+}
