@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/skel"
 )
 
 // summary folds the per-frame statistics of a run.
@@ -135,6 +137,48 @@ func TestRunWeftWarpDefault(t *testing.T) {
 	}
 	if stretch > weftWarpStrainLimit {
 		t.Errorf("max edge stretch %.3f > %g", stretch, weftWarpStrainLimit)
+	}
+}
+
+// TestRunFastMotion plays the procedural walk three times as fast (every
+// third pose at 30 frames/s, the garments moving up to about 40 cm in a
+// frame): the frames that move them more than 10 cm get more substeps, and
+// the run says so.
+func TestRunFastMotion(t *testing.T) {
+	s, err := scene.Load(scene.Spec{Resolution: 700, End: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fast []skel.Pose
+	for f := 0; f < len(s.Clip.Poses); f += 3 {
+		fast = append(fast, s.Clip.Poses[f])
+	}
+	s.Clip.Poses = fast
+	res, err := Run(context.Background(), s, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := ""
+	for _, n := range res.Notes {
+		if strings.HasPrefix(n, "fast motion") {
+			note = n
+		}
+	}
+	t.Log(note)
+	if note == "" {
+		t.Errorf("no fast-motion note in %q", res.Notes)
+	}
+	most := 0
+	for _, st := range res.Stats[1:] {
+		most = max(most, st.Substeps/len(res.Pieces))
+	}
+	if most < 3 {
+		t.Errorf("at most %d substeps per piece in a frame, want more than the default 2", most)
+	}
+	stretch, deep, _ := summary(res)
+	t.Logf("max stretch %.3f, %.4f%% vertex-frames > 2 mm inside", stretch, 100*deep)
+	if deep > 0.005 {
+		t.Errorf("%.3f%% of vertex-frames more than 2 mm inside the body", 100*deep)
 	}
 }
 
