@@ -237,6 +237,27 @@ func (c *Cloth) buildVertexEdges() {
 	}
 }
 
+// LimitStrain moves the current positions so that no edge is stretched
+// beyond Options.StrainLimit, as every substep does after its solve,
+// holding hard attachments (Stiffness 0) and pinned vertices in place. It
+// is for a state set from outside before the first Step (a garment skinned
+// into a pose, whose skinning weights may tear it where they change fast).
+// It returns the largest edge strain left (see MaxEdgeStrain); with no
+// StrainLimit it only measures.
+func (c *Cloth) LimitStrain() float64 {
+	w := &c.work
+	w.resetSubstep()
+	for _, a := range c.att {
+		if a.Stiffness == 0 {
+			w.constrain(int32(a.Vertex), Fixed, geom.Vec3{}, geom.Vec3{}, true)
+		}
+	}
+	c.limitStrain()
+	w.resetSubstep()
+	_, s := c.MaxEdgeStrain()
+	return s
+}
+
 // MaxEdgeStrain returns the edge (index into Edges) with the largest
 // elongation strain l/L − 1 and that strain.
 func (c *Cloth) MaxEdgeStrain() (edge int, strain float64) {

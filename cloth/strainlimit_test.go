@@ -77,6 +77,35 @@ func TestStrainLimitSlowChain(t *testing.T) {
 	}
 }
 
+// LimitStrain brings a sheet stretched 50 % one way back within the limit
+// before any Step, without moving its hard attachment (a corner) and
+// leaving a springy attachment (the other corner) free to move.
+func TestLimitStrainBeforeStep(t *testing.T) {
+	const limit = 0.1
+	m := mesh.Grid(0.2, 0.1, 10, 5)
+	c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Denim()}, Options{RestFromMesh: true, StrainLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range c.X {
+		c.X[i] = geom.V(p.X*1.5, p.Y, p.Z)
+	}
+	hard, soft := 0, 10
+	c.Attach(Attachment{Vertex: hard})
+	c.Attach(Attachment{Vertex: soft, Stiffness: 100})
+	x0, x10 := c.X[hard], c.X[soft]
+	got := c.LimitStrain()
+	if _, want := c.MaxEdgeStrain(); got != want || got > limit {
+		t.Errorf("LimitStrain = %.4f, MaxEdgeStrain %.4f, limit %g", got, want, limit)
+	}
+	if c.X[hard] != x0 {
+		t.Errorf("hard-attached vertex moved from %v to %v", x0, c.X[hard])
+	}
+	if c.X[soft] == x10 {
+		t.Errorf("spring-attached vertex did not move")
+	}
+}
+
 // A band stretched 15 % around a cylinder it touches can only get back
 // within the strain limit by moving into the contact: without
 // ContactSlack the limit is not met, with it the band shortens, and no

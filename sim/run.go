@@ -67,7 +67,8 @@ type Options struct {
 	// each piece (collide.SelfCollider, Bridson et al. 2002); off by default.
 	SelfCollide bool
 	// Settle is the time (s) simulated on the first pose before the clip
-	// plays; 0 means 0.5 s, negative none.
+	// plays; 0 means 0.5 s, negative none (the garments are skinned into
+	// the first pose, pushed out of the body and strain-limited).
 	Settle float64
 	// Workers for the solver and collisions; 0 means GOMAXPROCS. With more
 	// than one, the pieces are also stepped concurrently (one goroutine
@@ -793,11 +794,18 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		skin0 := skinAt(0)
 		body.SetFrame(body0)
 		for i, p := range pieces {
-			x := skel.LBS(p.Mesh.Verts, p.Weights, skin0, nil)
+			// Skinned, the garment tears where its weights change fast
+			// (the MakeHuman shirt's armpit: a 4 mm edge became 63 mm in
+			// the CMU walk's first pose, 1383 % in the first frame), and
+			// pushing it out of the body tears it too: push it out, then
+			// limit its strain (the first substep's contacts take back
+			// what that pulls in).
+			x := cloths[i].X
+			skel.LBS(p.Mesh.Verts, p.Weights, skin0, x)
 			if _, err := collide.ResolveInitial(x, p.Mesh.Tris, body, thick, 20); err != nil {
 				return nil, err
 			}
-			copy(cloths[i].X, x)
+			cloths[i].LimitStrain()
 		}
 		addAttachments(body0)
 		setTargets(body0)
