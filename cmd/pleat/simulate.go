@@ -43,7 +43,7 @@ func (f *simFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.integrator, "integrator", "euler", "time integration: euler (implicit Euler) or bdf2")
 	fl.IntVar(&f.verts, "verts", 0, "refine garments (split their longest triangles) to at least this many vertices in total (0: as given)")
 	fl.Float64Var(&f.thickness, "thickness", 3, "body safety distance in mm")
-	fl.IntVar(&f.substeps, "substeps", 0, "cloth substeps per frame (0: one per 1/60 s)")
+	fl.IntVar(&f.substeps, "substeps", 0, "cloth substeps per frame (0: one per 1/60 s, more in frames where the garments move over 10 cm per substep)")
 	fl.BoolVar(&f.frictionless, "frictionless", false, "no friction between cloth and body")
 	fl.BoolVar(&f.noLayers, "no-layers", false, "no cloth-cloth collision between garment pieces")
 	fl.BoolVar(&f.noAttach, "no-attach", false, "do not hold the top boundary loop (waistband, collar) to the body")
