@@ -392,7 +392,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		moves := garmentMoves(pieces, s.Clip.Poses, skinOf)
 		nfast, most, far := 0, 0, 0.0
 		for f, d := range moves {
-			minSub[f] = int(math.Ceil(d/maxSubstepMove - 1e-9))
+			minSub[f] = int(math.Ceil(min(d/maxSubstepMove, maxFastSubsteps) - 1e-9))
 			if minSub[f] > int(math.Ceil(1/(fps*maxDt)-1e-9)) {
 				nfast++
 				most, far = max(most, minSub[f]), max(far, d)
@@ -1080,6 +1080,11 @@ func maxBodySpeed(s *scene.Scene, skinOf func(skel.Pose) []geom.Rigid) float64 {
 // fast (69 cm) left 0.44 % of vertex-frames more than 2 mm inside the body
 // at two substeps per frame and 0.10 % at four.
 const maxSubstepMove = 0.1
+
+// maxFastSubsteps caps the substeps of a frame of fast motion: a clip
+// whose skeleton jumps (a glitch in the capture) would otherwise ask for
+// thousands.
+const maxFastSubsteps = 32
 
 // garmentMoves returns, for every frame f of poses, the largest distance
 // (m) that a piece vertex's skinned rest position moves from frame f−1 to

@@ -2,13 +2,16 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
@@ -179,6 +182,27 @@ func TestRunFastMotion(t *testing.T) {
 	t.Logf("max stretch %.3f, %.4f%% vertex-frames > 2 mm inside", stretch, 100*deep)
 	if deep > 0.005 {
 		t.Errorf("%.3f%% of vertex-frames more than 2 mm inside the body", 100*deep)
+	}
+}
+
+// TestRunJumpCapped: a clip whose root jumps 100 m for one frame (a capture
+// glitch) asks for 1000 substeps of 10 cm; it gets maxFastSubsteps, and
+// the run stops with an error that says what diverged.
+func TestRunJumpCapped(t *testing.T) {
+	s, err := scene.Load(scene.Spec{Resolution: 700, End: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Clip.Poses[6].Root = s.Clip.Poses[6].Root.Add(geom.V(100, 0, 0))
+	res, err := Run(context.Background(), s, Options{}, nil)
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("error %v, want a divergence", err)
+	}
+	if res == nil || !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, fmt.Sprintf("up to %d substeps", maxFastSubsteps))
+	}) {
+		t.Errorf("no note of %d substeps", maxFastSubsteps)
 	}
 }
 
