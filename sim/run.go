@@ -360,7 +360,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	var penX []geom.Vec3
 	penAt := func(f int) *collide.Body {
-		penX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
+		penX = skinner.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
 		penBody.SetFrame(penX)
 		return penBody
 	}
@@ -606,7 +606,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 			}
 			res.Frames[i] = append(res.Frames[i], append([]geom.Vec3(nil), c.X...))
-			pen := penetration(c.X, pb)
+			pen := penetration(c.X, pb, workers)
 			st.Inside += pen.inside
 			st.Deep += pen.deep
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
@@ -1205,18 +1205,38 @@ type penStat struct {
 }
 
 // penetration counts vertices inside the body and more than 2 mm inside.
-func penetration(x []geom.Vec3, body *collide.Body) penStat {
+// The vertices are split over workers goroutines (the counts and the
+// maximum do not depend on how).
+func penetration(x []geom.Vec3, body *collide.Body, workers int) penStat {
+	body.Positions() // moves the body before the concurrent queries
+	count := func(x []geom.Vec3) penStat {
+		var s penStat
+		for _, p := range x {
+			c, ok := body.Query(p, 0.05)
+			if !ok || c.Dist >= 0 {
+				continue
+			}
+			s.inside++
+			if -c.Dist > 0.002 {
+				s.deep++
+			}
+			s.maxDepth = math.Max(s.maxDepth, -c.Dist)
+		}
+		return s
+	}
+	workers = max(1, min(workers, len(x)/256))
+	part := make([]penStat, workers)
+	var wg sync.WaitGroup
+	for k := range part {
+		lo, hi := k*len(x)/workers, (k+1)*len(x)/workers
+		wg.Go(func() { part[k] = count(x[lo:hi]) })
+	}
+	wg.Wait()
 	var s penStat
-	for _, p := range x {
-		c, ok := body.Query(p, 0.05)
-		if !ok || c.Dist >= 0 {
-			continue
-		}
-		s.inside++
-		if -c.Dist > 0.002 {
-			s.deep++
-		}
-		s.maxDepth = math.Max(s.maxDepth, -c.Dist)
+	for _, p := range part {
+		s.inside += p.inside
+		s.deep += p.deep
+		s.maxDepth = math.Max(s.maxDepth, p.maxDepth)
 	}
 	return s
 }
