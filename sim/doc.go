@@ -22,7 +22,9 @@
 // in threads synchronised after every step): each collides with the
 // others' states at the start of the substep (collide.Snapshot) and with
 // its own copy of the body, so results do not depend on the number of
-// goroutines.
+// goroutines. A frame takes one substep per 1/60 s by default, and more
+// where the clip moves the garments' skinned shapes more than 10 cm per
+// substep (a kick's swing, a clip played fast; at most 32 per frame).
 //
 // Units are SI (metres, seconds, kilograms); +Y up. A run is deterministic:
 // the same scene and options give bit-identical frames on one platform.
