@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 )
 
 // A denim sheet pinned at two corners swings down and comes to rest.
@@ -95,4 +97,26 @@ func ExampleLimitHook() {
 	fmt.Printf("lowest vertex %.2f m up, max strain within the limit: %v\n", lowest, s.Cloth.MaxStretch() <= 0.1*1.002)
 	// Output:
 	// lowest vertex 0.70 m up, max strain within the limit: true
+}
+
+// A garment posed from outside (here a sheet pulled 30 % along x, as
+// skinning can tear a garment where its weights change fast) is brought
+// within the strain limit before the first Step; its hard-attached corner
+// stays where it is.
+func ExampleCloth_LimitStrain() {
+	m := mesh.Grid(0.2, 0.1, 10, 5)
+	c, err := cloth.NewCloth(m, cloth.Material{Fabric: cloth.Denim()}, cloth.Options{RestFromMesh: true, StrainLimit: 0.1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, p := range c.X {
+		c.X[i] = geom.V(p.X*1.3, p.Y, p.Z)
+	}
+	c.Attach(cloth.Attachment{Vertex: 10}) // the corner at x = 0.26 m
+	_, before := c.MaxEdgeStrain()
+	after := c.LimitStrain()
+	fmt.Printf("max strain before %.2f, after within 10 %%: %v; corner at x = %.2f m\n", before, after <= 0.1, c.X[10].X)
+	// Output:
+	// max strain before 0.30, after within 10 %: true; corner at x = 0.26 m
 }
