@@ -393,7 +393,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		nfast, most, far := 0, 0, 0.0
 		for f, d := range moves {
 			minSub[f] = int(math.Ceil(min(d/maxSubstepMove, maxFastSubsteps) - 1e-9))
-			if minSub[f] > int(math.Ceil(1/(fps*maxDt)-1e-9)) {
+			if minSub[f] > substepsFor(1/fps, maxDt) {
 				nfast++
 				most, far = max(most, minSub[f]), max(far, d)
 			}
@@ -654,7 +654,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	stepErrs := make([]error, len(cloths))
 	concurrent := len(cloths) > 1 && workers > 1
 	step := func(dt float64, minSub int, st *FrameStats) error {
-		nsub := max(1, int(math.Ceil(dt/maxDt-1e-9)), minSub)
+		nsub := max(substepsFor(dt, maxDt), minSub)
 		h := dt / float64(nsub)
 		for k := 1; k <= nsub; k++ {
 			a := float64(k) / float64(nsub)
@@ -1081,6 +1081,11 @@ func maxBodySpeed(s *scene.Scene, skinOf func(skel.Pose) []geom.Rigid) float64 {
 // at two substeps per frame and 0.10 % at four.
 const maxSubstepMove = 0.1
 
+// substepsFor is the number of substeps of at most maxDt that make up dt.
+func substepsFor(dt, maxDt float64) int {
+	return max(1, int(math.Ceil(dt/maxDt-1e-9)))
+}
+
 // maxFastSubsteps caps the substeps of a frame of fast motion: a clip
 // whose skeleton jumps (a glitch in the capture) would otherwise ask for
 // thousands.
@@ -1095,32 +1100,27 @@ func garmentMoves(pieces []*Piece, poses []skel.Pose, skinOf func(skel.Pose) []g
 		n += len(p.Mesh.Verts)
 	}
 	stride := max(1, n/4000)
-	var verts []geom.Vec3
-	var lists [][]skel.Influence
-	for _, p := range pieces {
-		for v := 0; v < len(p.Mesh.Verts); v += stride {
-			js, ws := p.Weights.Influences(v)
-			l := make([]skel.Influence, len(js))
-			for k := range js {
-				l[k] = skel.Influence{Joint: js[k], W: ws[k]}
-			}
-			verts = append(verts, p.Mesh.Verts[v])
-			lists = append(lists, l)
-		}
-	}
-	w := skel.NewWeights(lists)
 	moves := make([]float64, len(poses))
-	var prev, cur []geom.Vec3
-	for f, pose := range poses {
-		cur = skel.LBS(verts, w, skinOf(pose), cur)
-		if f > 0 {
-			m := 0.0
-			for i, q := range cur {
-				m = max(m, q.Dist2(prev[i]))
-			}
-			moves[f] = math.Sqrt(m)
+	for _, p := range pieces {
+		var ids []int32
+		var verts []geom.Vec3
+		for v := 0; v < len(p.Mesh.Verts); v += stride {
+			ids = append(ids, int32(v))
+			verts = append(verts, p.Mesh.Verts[v])
 		}
-		prev, cur = cur, prev
+		w := p.Weights.Subset(ids)
+		var prev, cur []geom.Vec3
+		for f, pose := range poses {
+			cur = skel.LBS(verts, w, skinOf(pose), cur)
+			if f > 0 {
+				m := 0.0
+				for i, q := range cur {
+					m = max(m, q.Dist2(prev[i]))
+				}
+				moves[f] = max(moves[f], math.Sqrt(m))
+			}
+			prev, cur = cur, prev
+		}
 	}
 	return moves
 }
