@@ -51,6 +51,12 @@ type solver struct {
 	// definite) preconditioner, not the system CG solves.
 	lStart, uStart []int32
 	lCol, uCol     []int32
+	// The IC(0) update pairs, found once from the pattern: the lower
+	// block li (as in lStart) is updated by W_ik −= fac[pa]·fac[pb]ᵀ for
+	// each p in [pStart[li], pStart[li+1]), the slot pairs (i,m), (k,m)
+	// with m < k in i's domain, in increasing m (the merge of rows i and
+	// k that factorIC would otherwise repeat every substep).
+	pStart, pa, pb []int32
 	lval, uval     []blk32
 	tU             []int32
 	dinv           []geom.Mat3
@@ -113,6 +119,30 @@ func (c *Cloth) initSolver() {
 		}
 		s.lval, s.uval = make([]blk32, s.lStart[n]), make([]blk32, s.uStart[n])
 		s.tU = make([]int32, s.lStart[n])
+		s.pStart = make([]int32, s.lStart[n]+1)
+		s.pa, s.pb = s.pa[:0], s.pb[:0]
+		for i := 0; i < n; i++ {
+			for sk := s.lo[i]; sk < A.diag[i]; sk++ {
+				k := A.col[sk]
+				// Merge row i's slots [lo_i, sk) with row k's [lo_k, diag_k).
+				a, ae := s.lo[i], sk
+				b, be := s.lo[k], A.diag[k]
+				for a < ae && b < be {
+					ca, cb := A.col[a], A.col[b]
+					switch {
+					case ca < cb:
+						a++
+					case ca > cb:
+						b++
+					default:
+						s.pa, s.pb = append(s.pa, a), append(s.pb, b)
+						a++
+						b++
+					}
+				}
+				s.pStart[s.lStart[i]+sk-s.lo[i]+1] = int32(len(s.pa))
+			}
+		}
 		s.dinv = make([]geom.Mat3, n)
 		for i := 0; i < n; i++ {
 			for sk := s.lo[i]; sk < A.diag[i]; sk++ {
@@ -447,27 +477,16 @@ func (c *Cloth) factorIC(lo, hi int, shift float64) bool {
 	for i := lo; i < hi; i++ {
 		di := A.diag[i]
 		// Lower slots of row i in the domain: W.
-		for sk := s.lo[i]; sk < di; sk++ {
+		li := s.lStart[i]
+		for sk := s.lo[i]; sk < di; sk, li = sk+1, li+1 {
 			k := A.col[sk]
 			W := A.val[sk]
 			if kind[i] != 0 || kind[k] != 0 {
 				W = w.filterBlock(int32(i), k, W)
 			}
-			// Merge row i's slots [lo_i, sk) with row k's [lo_k, diag_k).
-			a, ae := s.lo[i], sk
-			b, be := s.lo[k], A.diag[k]
-			for a < ae && b < be {
-				ca, cb := A.col[a], A.col[b]
-				switch {
-				case ca < cb:
-					a++
-				case ca > cb:
-					b++
-				default:
-					subMulT(&W, &fac[a], &fac[b])
-					a++
-					b++
-				}
+			p0, p1 := s.pStart[li], s.pStart[li+1]
+			for p, b := range s.pb[p0:p1] {
+				subMulT(&W, &fac[s.pa[int(p0)+p]], &fac[b])
 			}
 			fac[sk] = W
 		}
