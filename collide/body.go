@@ -67,7 +67,9 @@ type Contact struct {
 // trousers under it as inside the trousers and pushed it out through them.)
 //
 // Queries are safe for concurrent use; Set*, Update and Flip changes are not
-// safe concurrently with queries.
+// safe concurrently with queries. Copies of one body moved by the same
+// frames (one per garment stepped concurrently) can share their refits
+// through a BodyGroup.
 type Body struct {
 	tris [][3]int32
 	top  *mesh.Topology
@@ -78,7 +80,9 @@ type Body struct {
 	t0, t1     float64
 	interp     bool
 
-	x        []geom.Vec3 // positions at time
+	x        []geom.Vec3 // positions at time: own, or a group fit's
+	own      []geom.Vec3 // the body's own positions buffer
+	ownBVH   *mesh.BVH   // the body's own BVH (bvh is it or a group fit's)
 	time     float64
 	fresh    bool    // x and bvh match time
 	fitted   bool    // bvh fits x
@@ -89,6 +93,10 @@ type Body struct {
 	snap      *Snapshot // read instead of follow when set
 	followT   float64
 	followGen uint64
+
+	group *BodyGroup
+	epoch uint64 // the group's epoch when it set the frames; 0: not shared
+	cur   *groupFit
 
 	// Flip swaps inside and outside (negates the pseudo-normals): a cloth
 	// kept inside another garment collides with the outer garment flipped.
@@ -113,9 +121,11 @@ func NewBody(m *mesh.Mesh) (*Body, error) {
 		prev: make([]geom.Vec3, n),
 		next: make([]geom.Vec3, n),
 		vel:  make([]geom.Vec3, n),
-		x:    make([]geom.Vec3, n),
+		own:  make([]geom.Vec3, n),
 	}
+	b.x = b.own
 	b.bvh = mesh.NewBVH(m.Verts, m.Tris)
+	b.ownBVH = b.bvh
 	b.SetFrame(m.Verts)
 	return b, nil
 }
@@ -209,7 +219,7 @@ func (b *Body) SetFrame(verts []geom.Vec3) {
 	copy(b.prev, verts)
 	copy(b.next, verts)
 	clear(b.vel)
-	b.interp, b.maxSpeed, b.fresh = false, 0, false
+	b.interp, b.maxSpeed, b.fresh, b.epoch = false, 0, false, 0
 }
 
 // SetFrames makes the body move linearly from prev at time t0 to next at
@@ -231,7 +241,7 @@ func (b *Body) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 		b.vel[i] = next[i].Sub(prev[i]).Scale(inv)
 		m = max(m, b.vel[i].Len2())
 	}
-	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh = t0, t1, true, math.Sqrt(m), false
+	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, math.Sqrt(m), false, 0
 }
 
 // SetState places the body at x with velocities v (nil: zero), m/s, both
@@ -250,7 +260,7 @@ func (b *Body) SetState(x, v []geom.Vec3) {
 			m = max(m, u.Len2())
 		}
 	}
-	b.interp, b.maxSpeed, b.fresh = false, math.Sqrt(m), false
+	b.interp, b.maxSpeed, b.fresh, b.epoch = false, math.Sqrt(m), false, 0
 }
 
 // MaxSpeed returns the largest vertex speed of the current motion, m/s.
@@ -300,16 +310,21 @@ func (b *Body) Update(t float64) {
 		return
 	}
 	a := b.alpha(t)
+	if b.group != nil && b.epoch != 0 {
+		b.updateShared(t, a)
+		return
+	}
 	m := 0.0
+	own := b.own
 	for i, p := range b.x {
-		q := b.prev[i]
-		if a == 1 {
-			q = b.next[i]
-		} else if a != 0 {
-			q = q.Lerp(b.next[i], a)
-		}
+		q := b.at(i, a)
 		m = max(m, q.Dist2(p))
-		b.x[i] = q
+		own[i] = q
+	}
+	if b.cur != nil {
+		// Back from a group's fit to the body's own buffers.
+		b.group.release(b.cur)
+		b.cur, b.x, b.bvh, b.fitted = nil, own, b.ownBVH, false
 	}
 	b.moved += math.Sqrt(m)
 	// Unmoved (the first substep of a frame starts where the last one of
@@ -318,6 +333,49 @@ func (b *Body) Update(t float64) {
 		b.bvh.Refit(b.x)
 		b.fitted = true
 	}
+	b.time, b.fresh = t, true
+}
+
+// at returns vertex i's position at interpolation parameter a.
+func (b *Body) at(i int, a float64) geom.Vec3 {
+	switch a {
+	case 0:
+		return b.prev[i]
+	case 1:
+		return b.next[i]
+	}
+	return b.prev[i].Lerp(b.next[i], a)
+}
+
+// updateShared is Update for a member of a BodyGroup: the positions at t
+// and their refitted BVH are taken from the group, computed by the first
+// member to get there (bit-identical to the member's own).
+func (b *Body) updateShared(t, a float64) {
+	if a == 0 && b.fitted {
+		// The first substep of a frame starts where the last one of the
+		// frame before ended: nothing moves, the BVH still fits.
+		same := true
+		for i, p := range b.x {
+			if b.prev[i] != p {
+				same = false
+				break
+			}
+		}
+		if same {
+			b.time, b.fresh = t, true
+			return
+		}
+	}
+	f := b.group.acquire(b.epoch, t, b, a)
+	m := 0.0
+	for i, p := range b.x {
+		m = max(m, f.x[i].Dist2(p))
+	}
+	b.moved += math.Sqrt(m)
+	if b.cur != nil {
+		b.group.release(b.cur)
+	}
+	b.cur, b.x, b.bvh, b.fitted = f, f.x, f.bvh, true
 	b.time, b.fresh = t, true
 }
 

@@ -48,5 +48,8 @@
 // writing only its own entries, and constraints are applied in vertex
 // order, so results are bit-identical for any Params.Workers. A Collider or
 // Body must not be used from several goroutines at once, except for the
-// queries documented as safe.
+// queries documented as safe. Garments stepped concurrently each collide
+// with their own copy of the body; a BodyGroup of the copies refits their
+// BVH once per time for all of them (the copies that need a time first
+// share the work), with results bit-identical to separate refits.
 package collide

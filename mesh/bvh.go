@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -30,6 +31,12 @@ type BVH struct {
 	ids    []int32     // leaf slot → input triangle id
 	tv     []geom.Vec3 // corner positions, 3 per leaf slot
 	nverts int
+
+	// The split of Refit into parts (RefitPart, RefitTop): parts are node
+	// ranges [lo, hi) of disjoint subtrees, top the nodes above them in
+	// reverse depth-first order.
+	parts [][2]int32
+	top   []int32
 }
 
 // bvhNode is one node of the flat tree. An inner node (count == 0) has its
@@ -109,8 +116,38 @@ func NewBVH(verts []geom.Vec3, tris [][3]int32) *BVH {
 		b.tris[s] = tris[id]
 	}
 	b.tv = make([]geom.Vec3, 3*nt)
+	if len(b.nodes) > 0 {
+		b.split(0, 0)
+		slices.Reverse(b.top)
+	}
 	b.Refit(verts)
 	return b
+}
+
+// bvhPartDepth is the depth of the subtrees Refit is split into (up to
+// 2^bvhPartDepth parts).
+const bvhPartDepth = 3
+
+// split assigns the subtree of node i at depth d to the parts or, above
+// bvhPartDepth, to the top; it returns the end of the subtree's node range.
+func (b *BVH) split(i int32, d int) int32 {
+	n := &b.nodes[i]
+	if d == bvhPartDepth || n.count > 0 {
+		end := b.subtreeEnd(i)
+		b.parts = append(b.parts, [2]int32{i, end})
+		return end
+	}
+	b.top = append(b.top, i)
+	b.split(i+1, d+1)
+	return b.split(n.idx, d+1)
+}
+
+// subtreeEnd returns the index after the last node of node i's subtree.
+func (b *BVH) subtreeEnd(i int32) int32 {
+	for b.nodes[i].count == 0 {
+		i = b.nodes[i].idx // the right child's subtree comes last
+	}
+	return i + 1
 }
 
 type bvhBuilder struct {
@@ -294,6 +331,58 @@ func (b *BVH) Refit(verts []geom.Vec3) {
 		l, r := &b.nodes[i+1], &b.nodes[n.idx]
 		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
 	}
+}
+
+// RefitParts returns the number of parts Refit can be split into: calling
+// RefitPart(verts, i) for every i in [0, RefitParts()), in any order and
+// concurrently, and then RefitTop, does what Refit(verts) does (with the
+// same results). It lets goroutines share a refit.
+func (b *BVH) RefitParts() int { return len(b.parts) }
+
+// RefitPart refits part i of the tree to verts (see RefitParts). It panics
+// if len(verts) differs from the count given to NewBVH.
+func (b *BVH) RefitPart(verts []geom.Vec3, i int) {
+	if len(verts) != b.nverts {
+		panic(fmt.Sprintf("mesh: BVH.RefitPart got %d vertices, built with %d", len(verts), b.nverts))
+	}
+	p := b.parts[i]
+	tv := b.tv
+	for j := p[1] - 1; j >= p[0]; j-- {
+		n := &b.nodes[j]
+		if n.count > 0 {
+			for s := n.idx; s < n.idx+n.count; s++ {
+				t := &b.tris[s]
+				tv[3*s], tv[3*s+1], tv[3*s+2] = verts[t[0]], verts[t[1]], verts[t[2]]
+			}
+			lo, hi := tv[3*n.idx], tv[3*n.idx]
+			for _, q := range tv[3*n.idx+1 : 3*(n.idx+n.count)] {
+				lo, hi = bvhMin(lo, q), bvhMax(hi, q)
+			}
+			n.min, n.max = lo, hi
+			continue
+		}
+		l, r := &b.nodes[j+1], &b.nodes[n.idx]
+		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
+	}
+}
+
+// RefitTop refits the nodes above the parts (see RefitParts), once every
+// part is refitted.
+func (b *BVH) RefitTop() {
+	for _, j := range b.top {
+		n := &b.nodes[j]
+		l, r := &b.nodes[j+1], &b.nodes[n.idx]
+		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
+	}
+}
+
+// Clone returns a copy of b that can be refitted independently of it (the
+// tree structure, which never changes, is shared).
+func (b *BVH) Clone() *BVH {
+	c := *b
+	c.nodes = append([]bvhNode(nil), b.nodes...)
+	c.tv = append([]geom.Vec3(nil), b.tv...)
+	return &c
 }
 
 // bvhMin and bvhMax are geom.Vec3.Min and Max with the builtin min and

@@ -453,3 +453,72 @@ var (
 	bvhSink    *BVH
 	bvhHitSink Hit
 )
+
+// TestBVHClone checks that a clone answers like the original and that
+// refitting one leaves the other as it was.
+func TestBVHClone(t *testing.T) {
+	m := UVSphere(1, 12, 16)
+	b := NewBVH(m.Verts, m.Tris)
+	c := b.Clone()
+	moved := make([]geom.Vec3, len(m.Verts))
+	for i, v := range m.Verts {
+		moved[i] = v.Scale(2).Add(geom.Vec3{X: 5})
+	}
+	c.Refit(moved)
+	bvhCheckTree(t, c)
+	p := geom.Vec3{X: 1.5, Y: 0.2, Z: -0.1}
+	if h := b.ClosestPoint(p); math.Abs(math.Sqrt(h.Dist2)-0.5) > 0.05 {
+		t.Errorf("original after the clone's refit: distance %.4f, want about 0.5", math.Sqrt(h.Dist2))
+	}
+	q := p.Scale(2).Add(geom.Vec3{X: 5})
+	if h := c.ClosestPoint(q); math.Abs(math.Sqrt(h.Dist2)-1) > 0.1 {
+		t.Errorf("clone: distance %.4f, want about 1", math.Sqrt(h.Dist2))
+	}
+	b.Refit(moved)
+	for _, r := range []geom.Vec3{q, {X: 3}, {Y: 4, Z: 1}} {
+		if hb, hc := b.ClosestPoint(r), c.ClosestPoint(r); hb != hc {
+			t.Errorf("at %v: original %+v, clone %+v", r, hb, hc)
+		}
+	}
+}
+
+// TestRefitParts checks that refitting part by part, in any order, gives
+// the tree Refit gives, node for node.
+func TestRefitParts(t *testing.T) {
+	for _, m := range []*Mesh{UVSphere(1, 3, 4), UVSphere(1, 12, 16), UVSphere(1, 40, 60)} {
+		a := NewBVH(m.Verts, m.Tris)
+		b := a.Clone()
+		moved := make([]geom.Vec3, len(m.Verts))
+		for i, v := range m.Verts {
+			moved[i] = geom.Vec3{X: v.X * (1 + v.Y*v.Y), Y: v.Y + 0.3*v.Z, Z: v.Z * 0.5}
+		}
+		a.Refit(moved)
+		n := b.RefitParts()
+		if n < 1 || n > 1<<bvhPartDepth {
+			t.Fatalf("%d triangles: %d parts", len(m.Tris), n)
+		}
+		for i := n - 1; i >= 0; i-- {
+			b.RefitPart(moved, i)
+		}
+		b.RefitTop()
+		bvhCheckTree(t, b)
+		if !reflect.DeepEqual(a.nodes, b.nodes) || !reflect.DeepEqual(a.tv, b.tv) {
+			t.Errorf("%d triangles, %d parts: refit by parts differs from Refit", len(m.Tris), n)
+		}
+		// Every node is in exactly one part or the top.
+		seen := make([]int, len(b.nodes))
+		for _, p := range b.parts {
+			for j := p[0]; j < p[1]; j++ {
+				seen[j]++
+			}
+		}
+		for _, j := range b.top {
+			seen[j]++
+		}
+		for j, c := range seen {
+			if c != 1 {
+				t.Fatalf("%d triangles: node %d covered %d times", len(m.Tris), j, c)
+			}
+		}
+	}
+}

@@ -326,30 +326,35 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 	// Each piece collides with its own copy of the body (colBodies), so
 	// that the pieces can be stepped concurrently (Update refits a body's
-	// BVH); body itself serves the setup (initial push-out, binding the
-	// attachments).
+	// BVH); the copies form a group that refits once per time for all of
+	// them (the first piece to get there does it). body itself serves the
+	// setup (initial push-out, binding the attachments).
 	colBodies := make([]*collide.Body, len(pieces))
+	var group *collide.BodyGroup
 	if !opt.NoBody {
 		for i := range colBodies {
 			if colBodies[i], err = collide.NewBody(&mesh.Mesh{Verts: bodyRest, Tris: colMesh.Tris}); err != nil {
 				return nil, fmt.Errorf("sim: body: %w", err)
 			}
 		}
-	}
-	// setBodies moves every piece's body copy from prev at t0 to next at
-	// t1 while also() runs (the attachment targets); with more than one
-	// worker the copies are set concurrently.
-	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
-		var wg sync.WaitGroup
-		for _, b := range colBodies {
-			switch {
-			case b == nil:
-			case workers > 1:
-				wg.Go(func() { b.SetFrames(prev, next, t0, t1) })
-			default:
-				b.SetFrames(prev, next, t0, t1)
-			}
+		if group, err = collide.NewBodyGroup(colBodies...); err != nil {
+			return nil, fmt.Errorf("sim: body: %w", err)
 		}
+	}
+	// setBodies moves the pieces' body copies from prev at t0 to next at
+	// t1 while also() runs (the attachment targets).
+	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
+		if group == nil {
+			also()
+			return
+		}
+		if workers <= 1 {
+			group.SetFrames(prev, next, t0, t1)
+			also()
+			return
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { group.SetFrames(prev, next, t0, t1) })
 		also()
 		wg.Wait()
 	}
