@@ -94,9 +94,10 @@ type Body struct {
 	followT   float64
 	followGen uint64
 
-	group *BodyGroup
-	epoch uint64 // the group's epoch when it set the frames; 0: not shared
-	cur   *groupFit
+	group        *BodyGroup
+	epoch        uint64 // the group's epoch when it set the frames; 0: not shared
+	cur          *groupFit
+	sharedFrames bool // prev, next and vel are the group's
 
 	// Flip swaps inside and outside (negates the pseudo-normals): a cloth
 	// kept inside another garment collides with the outer garment flipped.
@@ -213,9 +214,20 @@ func (b *Body) checkLen(v []geom.Vec3) {
 	}
 }
 
+// ownFrames gives a grouped body its own frame buffers back (BodyGroup's
+// SetFrames shares the group's).
+func (b *Body) ownFrames() {
+	if b.sharedFrames {
+		n := len(b.own)
+		b.prev, b.next, b.vel = make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n)
+		b.sharedFrames = false
+	}
+}
+
 // SetFrame places the body, at rest, at verts (copied).
 func (b *Body) SetFrame(verts []geom.Vec3) {
 	b.checkLen(verts)
+	b.ownFrames()
 	copy(b.prev, verts)
 	copy(b.next, verts)
 	clear(b.vel)
@@ -230,24 +242,33 @@ func (b *Body) SetFrame(verts []geom.Vec3) {
 func (b *Body) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	b.checkLen(prev)
 	b.checkLen(next)
+	b.ownFrames()
+	speed := setFrames(b.prev, b.next, b.vel, prev, next, t0, t1)
+	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, speed, false, 0
+}
+
+// setFrames copies prev and next into dprev and dnext, sets vel to the
+// velocity from prev at t0 to next at t1 and returns the largest speed.
+func setFrames(dprev, dnext, vel, prev, next []geom.Vec3, t0, t1 float64) float64 {
 	if !(t1 > t0) {
 		panic("collide: SetFrames needs t1 > t0")
 	}
-	copy(b.prev, prev)
-	copy(b.next, next)
+	copy(dprev, prev)
+	copy(dnext, next)
 	inv := 1 / (t1 - t0)
 	m := 0.0
-	for i := range b.vel {
-		b.vel[i] = next[i].Sub(prev[i]).Scale(inv)
-		m = max(m, b.vel[i].Len2())
+	for i := range vel {
+		vel[i] = next[i].Sub(prev[i]).Scale(inv)
+		m = max(m, vel[i].Len2())
 	}
-	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, math.Sqrt(m), false, 0
+	return math.Sqrt(m)
 }
 
 // SetState places the body at x with velocities v (nil: zero), m/s, both
 // copied; it stays there until the next Set call.
 func (b *Body) SetState(x, v []geom.Vec3) {
 	b.checkLen(x)
+	b.ownFrames()
 	copy(b.prev, x)
 	copy(b.next, x)
 	m := 0.0

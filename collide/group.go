@@ -24,9 +24,10 @@ import (
 // another at its end, or one retrying a smaller step). Results are
 // bit-identical to copies that refit their own BVHs.
 type BodyGroup struct {
-	bodies []*Body
-	epoch  uint64
-	proto  *mesh.BVH
+	bodies          []*Body
+	epoch           uint64
+	proto           *mesh.BVH
+	prev, next, vel []geom.Vec3 // the frames of the last SetFrames
 
 	mu   sync.Mutex
 	fits []*groupFit
@@ -60,10 +61,19 @@ func NewBodyGroup(bodies ...*Body) (*BodyGroup, error) {
 // set on its own. It must not run concurrently with the bodies' Updates or
 // queries.
 func (g *BodyGroup) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
+	b0 := g.bodies[0]
+	b0.checkLen(prev)
+	b0.checkLen(next)
+	if g.prev == nil {
+		n := len(prev)
+		g.prev, g.next, g.vel = make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n)
+	}
+	// The bodies read the frames, never write them: they share one copy.
+	speed := setFrames(g.prev, g.next, g.vel, prev, next, t0, t1)
 	g.epoch++
 	for _, b := range g.bodies {
-		b.SetFrames(prev, next, t0, t1)
-		b.epoch = g.epoch
+		b.prev, b.next, b.vel, b.sharedFrames = g.prev, g.next, g.vel, true
+		b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, speed, false, g.epoch
 	}
 }
 

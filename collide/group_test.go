@@ -84,11 +84,19 @@ func TestBodyGroup(t *testing.T) {
 			}
 		}
 	}
-	// A copy set on its own leaves the group's fits and still answers
-	// like its reference.
+	// A copy set on its own leaves the group's frames and fits and still
+	// answers like its reference, and the others like theirs.
 	b, r := bodies[0], refs[0]
 	b.SetFrames(frames[1], frames[0], 5, 6)
 	r.SetFrames(frames[1], frames[0], 5, 6)
+	for k := 1; k < copies; k++ {
+		bodies[k].Update(0.6)
+		refs[k].Update(0.6)
+		p := geom.V(0.1, -0.3, 0.2)
+		if cb, cr := bodies[k].SignedDistance(p), refs[k].SignedDistance(p); cb != cr {
+			t.Errorf("copy %d after copy 0 was set on its own: %+v, reference %+v", k, cb, cr)
+		}
+	}
 	for _, tt := range []float64{5, 5.5, 6} {
 		b.Update(tt)
 		r.Update(tt)
