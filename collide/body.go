@@ -3,6 +3,8 @@ package collide
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
@@ -102,7 +104,16 @@ type Body struct {
 	// Flip swaps inside and outside (negates the pseudo-normals): a cloth
 	// kept inside another garment collides with the outer garment flipped.
 	Flip bool
+
+	// Workers is the number of goroutines Update refits the BVH of a large
+	// body on (0 or 1: the calling goroutine); the result does not depend
+	// on it.
+	Workers int
 }
+
+// refitParallelBelow is the triangle count under which Update refits on
+// the calling goroutine whatever Workers says.
+const refitParallelBelow = 8192
 
 // NewBody returns a body with m's triangles, at rest at m.Verts. The mesh
 // must be valid (mesh.Mesh.Validate) and its triangles must not repeat a
@@ -351,10 +362,34 @@ func (b *Body) Update(t float64) {
 	// Unmoved (the first substep of a frame starts where the last one of
 	// the frame before ended): the BVH still fits.
 	if m > 0 || !b.fitted {
-		b.bvh.Refit(b.x)
+		b.refit()
 		b.fitted = true
 	}
 	b.time, b.fresh = t, true
+}
+
+// refit refits the BVH to x, on up to Workers goroutines.
+func (b *Body) refit() {
+	w := min(b.Workers, b.bvh.RefitParts())
+	if w <= 1 || len(b.tris) < refitParallelBelow {
+		b.bvh.Refit(b.x)
+		return
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= b.bvh.RefitParts() {
+					return
+				}
+				b.bvh.RefitPart(b.x, i)
+			}
+		})
+	}
+	wg.Wait()
+	b.bvh.RefitTop()
 }
 
 // at returns vertex i's position at interpolation parameter a.
@@ -477,8 +512,20 @@ func (b *Body) Query(p geom.Vec3, maxDist float64) (Contact, bool) {
 	return b.classify(p, h), true
 }
 
-// queryHint is Query with a hint: a triangle that was close last time. The
-// distance to it bounds the search, which then prunes most of the tree.
+// QueryHint is Query started from a hint: a triangle that was close to p
+// last time (its id in the body mesh; -1 for none). The distance to it
+// bounds the search, which then prunes most of the tree: for points that
+// move little between queries it is several times faster than Query. The
+// contact is Query's (among equally close triangles it may name another).
+func (b *Body) QueryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
+	b.ensure()
+	if hint >= int32(len(b.tris)) {
+		hint = -1
+	}
+	return b.queryHint(p, maxDist, hint)
+}
+
+// queryHint is QueryHint on a body known to be up to date.
 func (b *Body) queryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
 	if hint >= 0 {
 		t := b.tris[hint]

@@ -191,3 +191,36 @@ func TestBodyFramesSubstepEnds(t *testing.T) {
 		b.moved = 0
 	}
 }
+
+// TestQueryHintAndWorkers checks that QueryHint finds Query's distance
+// from any hint (none, a far triangle, out of range) and that a body
+// refitted on several workers answers like one refitted on one.
+func TestQueryHintAndWorkers(t *testing.T) {
+	m := mesh.UVSphere(0.3, 80, 120) // above refitParallelBelow triangles
+	if len(m.Tris) < refitParallelBelow {
+		t.Fatalf("%d triangles: too few to refit in parallel", len(m.Tris))
+	}
+	a, b := mustBody(m), mustBody(m)
+	b.Workers = 4
+	moved := make([]geom.Vec3, len(m.Verts))
+	for i, v := range m.Verts {
+		moved[i] = geom.V(v.X*1.3, v.Y+0.2*v.X*v.X, v.Z)
+	}
+	a.SetFrame(moved)
+	b.SetFrame(moved)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k := 0; k < 500; k++ {
+		p := randPoint(rng, 0.5)
+		ca, oka := a.Query(p, 0.1)
+		cb, okb := b.Query(p, 0.1)
+		if oka != okb || ca != cb {
+			t.Fatalf("p=%v: refitted on 4 workers %+v, on one %+v", p, cb, ca)
+		}
+		for _, h := range []int32{-1, 0, int32(k % len(m.Tris)), int32(len(m.Tris) + 5), ca.Tri} {
+			ch, okh := a.QueryHint(p, 0.1, h)
+			if okh != oka || (oka && ch.Dist != ca.Dist) {
+				t.Fatalf("p=%v hint %d: %v %+v, Query %v %+v", p, h, okh, ch, oka, ca)
+			}
+		}
+	}
+}

@@ -363,6 +363,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
 	}
+	penBody.Workers = workers
 	var penX []geom.Vec3
 	penAt := func(f int) *collide.Body {
 		penX = skinner.LBS(s.Character.Body.Verts, s.Character.Weights, skinAt(f), penX)
@@ -600,6 +601,9 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 
 	frames := len(s.Clip.Poses)
 	res.Frames = make([][][]geom.Vec3, len(pieces))
+	// penHints: each vertex's closest body triangle in the last frame
+	// measured, where the next frame's search starts.
+	penHints := make([][]int32, len(pieces))
 	record := func(f int, st FrameStats) error {
 		st.WorstEdge.Piece = -1
 		pb := penAt(f)
@@ -611,7 +615,13 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 			}
 			res.Frames[i] = append(res.Frames[i], append([]geom.Vec3(nil), c.X...))
-			pen := penetration(c.X, pb, workers)
+			if penHints[i] == nil {
+				penHints[i] = make([]int32, len(c.X))
+				for k := range penHints[i] {
+					penHints[i][k] = -1
+				}
+			}
+			pen := penetration(c.X, pb, workers, penHints[i])
 			st.Inside += pen.inside
 			st.Deep += pen.deep
 			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
@@ -1210,15 +1220,21 @@ type penStat struct {
 }
 
 // penetration counts vertices inside the body and more than 2 mm inside.
-// The vertices are split over workers goroutines (the counts and the
-// maximum do not depend on how).
-func penetration(x []geom.Vec3, body *collide.Body, workers int) penStat {
+// Each vertex's search starts from its triangle in hint (-1: none), which
+// it updates. The vertices are split over workers goroutines (the counts
+// and the maximum do not depend on how).
+func penetration(x []geom.Vec3, body *collide.Body, workers int, hint []int32) penStat {
 	body.Positions() // moves the body before the concurrent queries
-	count := func(x []geom.Vec3) penStat {
+	count := func(x []geom.Vec3, hint []int32) penStat {
 		var s penStat
-		for _, p := range x {
-			c, ok := body.Query(p, 0.05)
-			if !ok || c.Dist >= 0 {
+		for k, p := range x {
+			c, ok := body.QueryHint(p, 0.05, hint[k])
+			if !ok {
+				hint[k] = -1
+				continue
+			}
+			hint[k] = c.Tri
+			if c.Dist >= 0 {
 				continue
 			}
 			s.inside++
@@ -1234,7 +1250,7 @@ func penetration(x []geom.Vec3, body *collide.Body, workers int) penStat {
 	var wg sync.WaitGroup
 	for k := range part {
 		lo, hi := k*len(x)/workers, (k+1)*len(x)/workers
-		wg.Go(func() { part[k] = count(x[lo:hi]) })
+		wg.Go(func() { part[k] = count(x[lo:hi], hint[lo:hi]) })
 	}
 	wg.Wait()
 	var s penStat
