@@ -21,7 +21,8 @@ import (
 // fit of the group's, and the others take that fit rather than refit their
 // own. A fit stays unchanged while any copy uses it, so the copies may be
 // at different times at once (one garment at the start of a substep,
-// another at its end, or one retrying a smaller step). Results are
+// another at its end, or one retrying a smaller step). For copies made
+// alike (NewBody of the same mesh, which builds the same tree) results are
 // bit-identical to copies that refit their own BVHs.
 type BodyGroup struct {
 	bodies          []*Body
@@ -56,10 +57,10 @@ func NewBodyGroup(bodies ...*Body) (*BodyGroup, error) {
 	return g, nil
 }
 
-// SetFrames calls SetFrames(prev, next, t0, t1) on every body of the group
-// (see Body.SetFrames), which then share their refits until one of them is
-// set on its own. It must not run concurrently with the bodies' Updates or
-// queries.
+// SetFrames does Body.SetFrames(prev, next, t0, t1) for every body of the
+// group, with one copy of the frames that they share, as they share their
+// refits, until one of them is set on its own. It must not run
+// concurrently with the bodies' Updates or queries.
 func (g *BodyGroup) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	b0 := g.bodies[0]
 	b0.checkLen(prev)
