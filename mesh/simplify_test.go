@@ -536,3 +536,42 @@ func FuzzSimplify(f *testing.F) {
 		}
 	})
 }
+
+// TestSimplifyCanCollapse keeps every vertex that CanCollapse forbids to
+// merge (here the upper cap of a sphere), which plain decimation removes.
+func TestSimplifyCanCollapse(t *testing.T) {
+	m := UVSphere(1, 24, 32)
+	inCap := func(v int32) bool { return m.Verts[v].Y > 0.5 }
+	opt := SimplifyOptions{MaxError: 0.05}
+	_, keptAll, err := Simplify(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.CanCollapse = func(from, to int32) bool { return !inCap(from) && !inCap(to) }
+	out, kept, err := Simplify(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	in := func(ks []int32, v int32) bool { _, ok := slices.BinarySearch(ks, v); return ok }
+	dropped := 0
+	for v := range m.Verts {
+		if !inCap(int32(v)) {
+			continue
+		}
+		if !in(kept, int32(v)) {
+			t.Fatalf("cap vertex %d was collapsed", v)
+		}
+		if !in(keptAll, int32(v)) {
+			dropped++
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("plain decimation kept the whole cap: the test shows nothing")
+	}
+	if len(kept) >= len(m.Verts) {
+		t.Errorf("nothing outside the cap was decimated (%d of %d vertices kept)", len(kept), len(m.Verts))
+	}
+}
