@@ -24,14 +24,6 @@ type SimplifyOptions struct {
 	// collapse, radians (0: default 60°). Values of 90° and more act as 90°:
 	// a collapse that flips a triangle is always rejected.
 	MaxAngle float64
-	// CanCollapse, if set, is called when moving input vertex from onto
-	// input vertex to (indices in m.Verts) has passed all of Simplify's own
-	// checks, just before the collapse is made; false rejects it (it may be
-	// asked again once the neighbourhood changes). Calls come in the order
-	// the collapses are made, so it may record the accepted ones. It keeps
-	// apart vertices whose other data differ, e.g. skinning weights across
-	// a joint.
-	CanCollapse func(from, to int32) bool
 }
 
 const (
@@ -252,8 +244,6 @@ type simplifier struct {
 	cosMax   float64
 	sinMin2  float64
 	liveTris int
-
-	canCollapse func(from, to int32) bool
 }
 
 func newSimplifier(m *Mesh, tp *Topology, opt SimplifyOptions) *simplifier {
@@ -272,8 +262,6 @@ func newSimplifier(m *Mesh, tp *Topology, opt SimplifyOptions) *simplifier {
 		maxErr2:  math.Inf(1),
 		minTris:  opt.MinTris,
 		liveTris: nt,
-
-		canCollapse: opt.CanCollapse,
 	}
 	if opt.MaxError > 0 {
 		s.maxErr2 = opt.MaxError * opt.MaxError
@@ -436,7 +424,7 @@ func (s *simplifier) valid(a, b int32) bool {
 			}
 		}
 	}
-	return s.canCollapse == nil || s.canCollapse(a, b)
+	return true
 }
 
 // goodChange reports whether triangle (a, x, y) may become (b, x, y): not

@@ -6,9 +6,8 @@
 // finding the layer order and the waistband or collar to attach), then steps
 // package cloth frame by frame against the skinned body (package collide;
 // by default a collision proxy: the body simplified by mesh.Simplify to a
-// tolerance tied to the garment's edge length, merging only vertices skinned
-// alike so that it bends with the body at the joints, and moved out to
-// enclose the body, several times cheaper to skin, refit and query),
+// tolerance tied to the garment's edge length and moved out to enclose the
+// body, several times cheaper to skin, refit and query),
 // with layered cloth–cloth collision between pieces (soft contacts, so
 // that the strain limit can move the outer layer), an edge strain limit
 // of 10 % (25 % for the weft/warp model, whose off-thread edges lengthen

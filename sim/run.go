@@ -93,9 +93,7 @@ type Options struct {
 	// BodyProxy is the tolerance (m, mesh.SimplifyOptions.MaxError) of the
 	// collision proxy: the cloth collides with the body simplified by
 	// quadric edge collapse (its vertices a subset of the body's, skinned
-	// with the same weights; only vertices skinned alike are merged, so
-	// that its triangles do not cut across a bent joint), which makes
-	// skinning, BVH refits and
+	// with the same weights), which makes skinning, BVH refits and
 	// closest-point queries cheaper. Its vertices are then moved out along
 	// their normals until the body lies inside it (to 0.1 mm), so the
 	// safety distance is kept from the body itself. 0 means a twentieth of
@@ -1025,24 +1023,7 @@ func collisionProxy(body *mesh.Mesh, w skel.Weights, pieces []*Piece, tol float6
 			tol = min(max(0.05*sum/float64(n), 0.001), 0.005)
 		}
 	}
-	// Only vertices skinned alike are merged (see proxyWeightTol): every
-	// body vertex merged into a proxy vertex, directly or through others,
-	// is skinned within proxyWeightTol of it.
-	merged := make([][]int32, len(body.Verts)) // per survivor: the vertices merged into it
-	canCollapse := func(from, to int32) bool {
-		if weightDist(w, from, to) > proxyWeightTol {
-			return false
-		}
-		for _, u := range merged[from] {
-			if weightDist(w, u, to) > proxyWeightTol {
-				return false
-			}
-		}
-		merged[to] = append(append(merged[to], from), merged[from]...)
-		merged[from] = nil
-		return true
-	}
-	pm, kept, err := mesh.Simplify(body, mesh.SimplifyOptions{MaxError: tol, CanCollapse: canCollapse})
+	pm, kept, err := mesh.Simplify(body, mesh.SimplifyOptions{MaxError: tol})
 	if err != nil {
 		// A body Simplify cannot take (e.g. non-manifold) is collided
 		// with as it is.
@@ -1087,44 +1068,6 @@ func collisionProxy(body *mesh.Mesh, w skel.Weights, pieces []*Piece, tol float6
 	}
 	note := fmt.Sprintf("collision proxy: body simplified from %d to %d triangles (tolerance %.1f mm; vertices moved out by up to %.1f mm to enclose the body)", len(body.Tris), len(pm.Tris), tol*1000, out*1000)
 	return pm, w.Subset(kept), note, nil
-}
-
-// proxyWeightTol is the largest L1 distance between the skinning weights of
-// a body vertex and the proxy vertex it is merged into (directly or
-// through others). Merged across a joint's blend zone, a proxy triangle
-// spans skin that linear blend skinning bends along a curve, and cuts into
-// the bent skin: the procedural knee bend kept 0.33 % of vertex-frames more
-// than 2 mm inside the (full) body, the elbow bend 0.35 %. With 0.2 (the
-// coarse proxy 8790 → 10408 triangles; means of 4 runs with the body
-// thickness jittered by 1e-8): knee 0.16 %, elbow 0.095 %, procedural walk
-// 0.12 → 0.11 %, the MakeHuman walk and kick unchanged (0.047 → 0.043 %,
-// 0.063 → 0.068 %); 3–5 % more time per coarse frame, none at 25k (the
-// 25k walk's proxy 17078 → 17532 triangles). Checking each merge only
-// against the vertex merged into (not the vertices merged before) gave
-// knee 0.22 %, elbow 0.075 %; 0.5 gave knee 0.26 %, elbow 0.24 %; and
-// keeping the triangle count with a 1.5 times larger tolerance lost the
-// MakeHuman scenes (walk 0.057 %, kick 0.081 %).
-const proxyWeightTol = 0.2
-
-// weightDist returns the L1 distance between the skinning weights of
-// vertices a and b (0: the same influences; 2: none in common).
-func weightDist(w skel.Weights, a, b int32) float64 {
-	ja, wa := w.Influences(int(a))
-	jb, wb := w.Influences(int(b))
-	d := 0.0
-	for i, j := range ja {
-		x := float64(wa[i])
-		if k := slices.Index(jb, j); k >= 0 {
-			x -= float64(wb[k])
-		}
-		d += math.Abs(x)
-	}
-	for k, j := range jb {
-		if !slices.Contains(ja, j) {
-			d += float64(wb[k])
-		}
-	}
-	return d
 }
 
 // maxBodySpeed returns the largest speed (m/s) of a body vertex between

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -372,31 +371,6 @@ func TestPiecesConcurrent(t *testing.T) {
 					t.Fatalf("piece %d frame %d vertex %d: %v with one worker, %v with two", p, f, v, x, y)
 				}
 			}
-		}
-	}
-}
-
-func TestWeightDist(t *testing.T) {
-	w := skel.Weights{
-		Offsets: []int32{0, 1, 2, 4, 6, 7},
-		Joints:  []int32{3, 3, 3, 5, 5, 3, 7},
-		W:       []float32{1, 1, 0.75, 0.25, 0.5, 0.5, 1},
-	}
-	for _, tc := range []struct {
-		a, b int32
-		want float64
-	}{
-		{0, 1, 0},   // the same joint
-		{0, 2, 0.5}, // 1 vs 0.75+0.25
-		{2, 3, 0.5}, // the same joints, other weights, other order
-		{0, 4, 2},   // nothing in common
-		{3, 3, 0},
-	} {
-		if got := weightDist(w, tc.a, tc.b); math.Abs(got-tc.want) > 1e-6 {
-			t.Errorf("weightDist(%d, %d) = %g, want %g", tc.a, tc.b, got, tc.want)
-		}
-		if got := weightDist(w, tc.b, tc.a); math.Abs(got-tc.want) > 1e-6 {
-			t.Errorf("weightDist(%d, %d) = %g, want %g", tc.b, tc.a, got, tc.want)
 		}
 	}
 }
