@@ -3,8 +3,6 @@ package collide
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
@@ -370,25 +368,11 @@ func (b *Body) Update(t float64) {
 
 // refit refits the BVH to x, on up to Workers goroutines.
 func (b *Body) refit() {
-	w := min(b.Workers, b.bvh.RefitParts())
-	if w <= 1 || len(b.tris) < refitParallelBelow {
+	if b.Workers <= 1 || len(b.tris) < refitParallelBelow {
 		b.bvh.Refit(b.x)
 		return
 	}
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	for range w {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= b.bvh.RefitParts() {
-					return
-				}
-				b.bvh.RefitPart(b.x, i)
-			}
-		})
-	}
-	wg.Wait()
+	each(b.bvh.RefitParts(), b.Workers, func(i int) { b.bvh.RefitPart(b.x, i) })
 	b.bvh.RefitTop()
 }
 

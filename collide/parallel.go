@@ -27,10 +27,19 @@ func workerCount(w int) int {
 // goroutines.
 func parallel(n, workers int, fn func(lo, hi int)) {
 	nc := (n + chunk - 1) / chunk
-	w := min(workerCount(workers), nc)
-	if w <= 1 || n < parallelBelow {
-		for c := 0; c < nc; c++ {
-			fn(c*chunk, min((c+1)*chunk, n))
+	if n < parallelBelow {
+		workers = 1
+	}
+	each(nc, workers, func(c int) { fn(c*chunk, min((c+1)*chunk, n)) })
+}
+
+// each calls fn(i) for every i in [0, n), on up to workers goroutines that
+// take the items in turn (on the calling goroutine for one worker).
+func each(n, workers int, fn func(i int)) {
+	w := min(workerCount(workers), n)
+	if w <= 1 {
+		for i := range n {
+			fn(i)
 		}
 		return
 	}
@@ -39,11 +48,11 @@ func parallel(n, workers int, fn func(lo, hi int)) {
 	for range w {
 		wg.Go(func() {
 			for {
-				c := int(next.Add(1) - 1)
-				if c >= nc {
+				i := int(next.Add(1) - 1)
+				if i >= n {
 					return
 				}
-				fn(c*chunk, min((c+1)*chunk, n))
+				fn(i)
 			}
 		})
 	}

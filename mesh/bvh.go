@@ -312,25 +312,10 @@ func (b *BVH) Refit(verts []geom.Vec3) {
 	if len(verts) != b.nverts {
 		panic(fmt.Sprintf("mesh: BVH.Refit got %d vertices, built with %d", len(verts), b.nverts))
 	}
-	tv := b.tv
-	for s, t := range b.tris {
-		tv[3*s], tv[3*s+1], tv[3*s+2] = verts[t[0]], verts[t[1]], verts[t[2]]
+	for i := range b.parts {
+		b.RefitPart(verts, i)
 	}
-	// Children follow their parent in the array, so a reverse sweep sees
-	// them first.
-	for i := len(b.nodes) - 1; i >= 0; i-- {
-		n := &b.nodes[i]
-		if n.count > 0 {
-			lo, hi := tv[3*n.idx], tv[3*n.idx]
-			for _, p := range tv[3*n.idx+1 : 3*(n.idx+n.count)] {
-				lo, hi = bvhMin(lo, p), bvhMax(hi, p)
-			}
-			n.min, n.max = lo, hi
-			continue
-		}
-		l, r := &b.nodes[i+1], &b.nodes[n.idx]
-		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
-	}
+	b.RefitTop()
 }
 
 // RefitParts returns the number of parts Refit can be split into: calling

@@ -483,7 +483,8 @@ func TestBVHClone(t *testing.T) {
 }
 
 // TestRefitParts checks that refitting part by part, in any order, gives
-// the tree Refit gives, node for node.
+// the tree Refit gives, node for node, and that every box is the tight box
+// of the corners below it.
 func TestRefitParts(t *testing.T) {
 	for _, m := range []*Mesh{UVSphere(1, 3, 4), UVSphere(1, 12, 16), UVSphere(1, 40, 60)} {
 		a := NewBVH(m.Verts, m.Tris)
@@ -504,6 +505,21 @@ func TestRefitParts(t *testing.T) {
 		bvhCheckTree(t, b)
 		if !reflect.DeepEqual(a.nodes, b.nodes) || !reflect.DeepEqual(a.tv, b.tv) {
 			t.Errorf("%d triangles, %d parts: refit by parts differs from Refit", len(m.Tris), n)
+		}
+		for j := range a.nodes {
+			lo, hi := geom.Vec3{X: math.Inf(1), Y: math.Inf(1), Z: math.Inf(1)}, geom.Vec3{X: math.Inf(-1), Y: math.Inf(-1), Z: math.Inf(-1)}
+			for k := int32(j); k < a.subtreeEnd(int32(j)); k++ {
+				if nd := &a.nodes[k]; nd.count > 0 {
+					for _, tr := range a.tris[nd.idx : nd.idx+nd.count] {
+						for _, v := range tr {
+							lo, hi = bvhMin(lo, moved[v]), bvhMax(hi, moved[v])
+						}
+					}
+				}
+			}
+			if a.nodes[j].min != lo || a.nodes[j].max != hi {
+				t.Fatalf("%d triangles: node %d box %v–%v, its corners span %v–%v", len(m.Tris), j, a.nodes[j].min, a.nodes[j].max, lo, hi)
+			}
 		}
 		// Every node is in exactly one part or the top.
 		seen := make([]int, len(b.nodes))
