@@ -104,8 +104,8 @@ type Body struct {
 	Flip bool
 
 	// Workers is the number of goroutines Update refits the BVH of a large
-	// body on (0 or 1: the calling goroutine); the result does not depend
-	// on it.
+	// body on, and Penetrations queries it on (0 or 1: the calling
+	// goroutine); results do not depend on it.
 	Workers int
 }
 

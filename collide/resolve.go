@@ -2,6 +2,7 @@ package collide
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
@@ -11,24 +12,46 @@ import (
 // PenetrationStats summarises the signed distances of cloth vertices to a
 // body.
 type PenetrationStats struct {
-	// Inside counts vertices inside the body (signed distance < 0); MaxDepth
-	// and MeanDepth are the largest and mean depth (−distance, m) over them
-	// (0 when none).
-	Inside              int
+	// Inside counts vertices inside the body (signed distance < 0), Deep
+	// those more than DeepPenetration inside; MaxDepth and MeanDepth are
+	// the largest and mean depth (−distance, m) over Inside (0 when none).
+	Inside, Deep        int
 	MaxDepth, MeanDepth float64
 	// WithinThickness counts vertices closer than the thickness (including
 	// those inside).
 	WithinThickness int
 }
 
+// DeepPenetration (m) is the depth beyond which PenetrationStats counts a
+// vertex as Deep: the 2 mm of the project's penetration goals.
+const DeepPenetration = 0.002
+
+// penChunk is the number of points per chunk of Penetrations' queries.
+const penChunk = 256
+
 // Penetrations measures how far the points x are inside body at its current
-// position (exact closest points, in parallel; deterministic).
-func Penetrations(x []geom.Vec3, body *Body, thickness float64) PenetrationStats {
+// position (exact closest points; deterministic). hint, if not nil, holds a
+// body triangle per point where its search starts (-1: none; see
+// QueryHint) and receives the closest triangle found, so that points
+// measured frame after frame are searched from where they were. The
+// queries run on body.Workers goroutines, in chunks of penChunk points.
+func Penetrations(x []geom.Vec3, body *Body, thickness float64, hint []int32) PenetrationStats {
 	body.ensure()
 	d := make([]float64, len(x))
-	parallel(len(x), 0, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d[i] = body.SignedDistance(x[i]).Dist
+	each((len(x)+penChunk-1)/penChunk, body.Workers, func(c int) {
+		for i := c * penChunk; i < min((c+1)*penChunk, len(x)); i++ {
+			h := int32(-1)
+			if hint != nil {
+				h = hint[i]
+			}
+			con, ok := body.QueryHint(x[i], math.Inf(1), h)
+			if !ok {
+				con.Tri, con.Dist = -1, math.Inf(1)
+			}
+			if hint != nil {
+				hint[i] = con.Tri
+			}
+			d[i] = con.Dist
 		}
 	})
 	var s PenetrationStats
@@ -39,6 +62,9 @@ func Penetrations(x []geom.Vec3, body *Body, thickness float64) PenetrationStats
 		}
 		if v < 0 {
 			s.Inside++
+			if -v > DeepPenetration {
+				s.Deep++
+			}
 			s.MaxDepth = max(s.MaxDepth, -v)
 			sum -= v
 		}

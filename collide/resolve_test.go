@@ -16,7 +16,7 @@ func TestResolveInitial(t *testing.T) {
 	m := sheet(1, 1, 20, 20, 0.25)
 	x := append([]geom.Vec3(nil), m.Verts...)
 	const th = 0.003
-	before := Penetrations(x, body, th)
+	before := Penetrations(x, body, th, nil)
 	if before.Inside == 0 || before.MaxDepth < 0.04 {
 		t.Fatalf("setup: %+v", before)
 	}
@@ -27,7 +27,7 @@ func TestResolveInitial(t *testing.T) {
 	if rep.Inside < before.Inside || math.Abs(rep.MaxDepth-before.MaxDepth) > 1e-12 {
 		t.Errorf("report %+v, penetrations before %+v", rep, before)
 	}
-	after := Penetrations(x, body, th*(1-1e-9))
+	after := Penetrations(x, body, th*(1-1e-9), nil)
 	if after.WithinThickness != 0 {
 		t.Errorf("after: %+v", after)
 	}
@@ -45,9 +45,30 @@ func TestResolveInitial(t *testing.T) {
 func TestPenetrations(t *testing.T) {
 	body := mustBody(box(geom.V(-1, -1, -1), geom.V(1, 1, 1)))
 	x := []geom.Vec3{{X: 0, Y: 0.9}, {X: 0.5, Y: 0.98}, {X: 1.002}, {Y: 2}}
-	s := Penetrations(x, body, 0.003)
+	s := Penetrations(x, body, 0.003, nil)
 	if s.Inside != 2 || math.Abs(s.MaxDepth-0.1) > 1e-12 || math.Abs(s.MeanDepth-0.06) > 1e-12 || s.WithinThickness != 3 {
 		t.Errorf("got %+v", s)
+	}
+	if s.Deep != 2 {
+		t.Errorf("%d deeper than 2 mm, want 2", s.Deep)
+	}
+	// From hints (one stale, one out of range) and on several workers: the
+	// same statistics, and the hints become the closest triangles.
+	hint := []int32{0, int32(len(body.tris) + 3), -1, 5}
+	body.Workers = 3
+	if h := Penetrations(x, body, 0.003, hint); h != s {
+		t.Errorf("with hints %+v, without %+v", h, s)
+	}
+	for i, p := range x {
+		c := body.SignedDistance(p)
+		if hint[i] < 0 {
+			t.Fatalf("point %d: no hint back", i)
+		}
+		tr := body.tris[hint[i]]
+		q, _ := closestOnTri(p, body.x[tr[0]], body.x[tr[1]], body.x[tr[2]])
+		if math.Abs(q.Dist(p)-math.Abs(c.Dist)) > 1e-12 {
+			t.Errorf("point %d: hint %d at %g m, the closest triangle %d at %g m", i, hint[i], q.Dist(p), c.Tri, math.Abs(c.Dist))
+		}
 	}
 }
 

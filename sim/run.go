@@ -144,7 +144,7 @@ type FrameStats struct {
 	// KineticEnergy is the garments' kinetic energy, J.
 	KineticEnergy float64
 	// Inside counts vertices inside the body, Deep those more than 2 mm
-	// inside; MaxDepth is the deepest, m.
+	// inside (collide.DeepPenetration); MaxDepth is the deepest, m.
 	Inside, Deep int
 	MaxDepth     float64
 }
@@ -604,6 +604,9 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// penHints: each vertex's closest body triangle in the last frame
 	// measured, where the next frame's search starts.
 	penHints := make([][]int32, len(pieces))
+	for i, c := range cloths {
+		penHints[i] = slices.Repeat([]int32{-1}, len(c.X))
+	}
 	record := func(f int, st FrameStats) error {
 		st.WorstEdge.Piece = -1
 		pb := penAt(f)
@@ -615,16 +618,10 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				}
 			}
 			res.Frames[i] = append(res.Frames[i], append([]geom.Vec3(nil), c.X...))
-			if penHints[i] == nil {
-				penHints[i] = make([]int32, len(c.X))
-				for k := range penHints[i] {
-					penHints[i][k] = -1
-				}
-			}
-			pen := penetration(c.X, pb, workers, penHints[i])
-			st.Inside += pen.inside
-			st.Deep += pen.deep
-			st.MaxDepth = math.Max(st.MaxDepth, pen.maxDepth)
+			pen := collide.Penetrations(c.X, pb, thick, penHints[i])
+			st.Inside += pen.Inside
+			st.Deep += pen.Deep
+			st.MaxDepth = math.Max(st.MaxDepth, pen.MaxDepth)
 			st.KineticEnergy += c.KineticEnergy()
 			// One pass over the edges: the count above 10 % and the
 			// most stretched one.
@@ -1115,26 +1112,34 @@ func garmentMoves(pieces []*Piece, poses []skel.Pose, skinOf func(skel.Pose) []g
 		n += len(p.Mesh.Verts)
 	}
 	stride := max(1, n/4000)
-	moves := make([]float64, len(poses))
-	for _, p := range pieces {
+	type sample struct {
+		verts     []geom.Vec3
+		w         skel.Weights
+		prev, cur []geom.Vec3
+	}
+	samples := make([]sample, len(pieces))
+	for i, p := range pieces {
 		var ids []int32
-		var verts []geom.Vec3
 		for v := 0; v < len(p.Mesh.Verts); v += stride {
 			ids = append(ids, int32(v))
-			verts = append(verts, p.Mesh.Verts[v])
+			samples[i].verts = append(samples[i].verts, p.Mesh.Verts[v])
 		}
-		w := p.Weights.Subset(ids)
-		var prev, cur []geom.Vec3
-		for f, pose := range poses {
-			cur = skel.LBS(verts, w, skinOf(pose), cur)
+		samples[i].w = p.Weights.Subset(ids)
+	}
+	moves := make([]float64, len(poses))
+	for f, pose := range poses {
+		skin := skinOf(pose) // once per frame for all pieces
+		for i := range samples {
+			sp := &samples[i]
+			sp.cur = skel.LBS(sp.verts, sp.w, skin, sp.cur)
 			if f > 0 {
 				m := 0.0
-				for i, q := range cur {
-					m = max(m, q.Dist2(prev[i]))
+				for k, q := range sp.cur {
+					m = max(m, q.Dist2(sp.prev[k]))
 				}
 				moves[f] = max(moves[f], math.Sqrt(m))
 			}
-			prev, cur = cur, prev
+			sp.prev, sp.cur = sp.cur, sp.prev
 		}
 	}
 	return moves
@@ -1212,54 +1217,6 @@ func (b surfBind) point(bodyX []geom.Vec3, tris [][3]int32) geom.Vec3 {
 	u, n, w := triFrame(c)
 	p := c[0].Scale(b.bary[0]).AddScaled(b.bary[1], c[1]).AddScaled(b.bary[2], c[2])
 	return p.AddScaled(b.local.X, u).AddScaled(b.local.Y, n).AddScaled(b.local.Z, w)
-}
-
-type penStat struct {
-	inside, deep int
-	maxDepth     float64
-}
-
-// penetration counts vertices inside the body and more than 2 mm inside.
-// Each vertex's search starts from its triangle in hint (-1: none), which
-// it updates. The vertices are split over workers goroutines (the counts
-// and the maximum do not depend on how).
-func penetration(x []geom.Vec3, body *collide.Body, workers int, hint []int32) penStat {
-	body.Positions() // moves the body before the concurrent queries
-	count := func(x []geom.Vec3, hint []int32) penStat {
-		var s penStat
-		for k, p := range x {
-			c, ok := body.QueryHint(p, 0.05, hint[k])
-			if !ok {
-				hint[k] = -1
-				continue
-			}
-			hint[k] = c.Tri
-			if c.Dist >= 0 {
-				continue
-			}
-			s.inside++
-			if -c.Dist > 0.002 {
-				s.deep++
-			}
-			s.maxDepth = math.Max(s.maxDepth, -c.Dist)
-		}
-		return s
-	}
-	workers = max(1, min(workers, len(x)/256))
-	part := make([]penStat, workers)
-	var wg sync.WaitGroup
-	for k := range part {
-		lo, hi := k*len(x)/workers, (k+1)*len(x)/workers
-		wg.Go(func() { part[k] = count(x[lo:hi], hint[lo:hi]) })
-	}
-	wg.Wait()
-	var s penStat
-	for _, p := range part {
-		s.inside += p.inside
-		s.deep += p.deep
-		s.maxDepth = math.Max(s.maxDepth, p.maxDepth)
-	}
-	return s
 }
 
 // material picks the fabric and model of a piece.
