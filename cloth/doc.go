@@ -111,6 +111,20 @@
 // both models meet 500 frames/s at ~700 vertices and 0.3 s per frame at
 // ~25k vertices on 2 cores; WeftWarp costs ~1.5× MassSpring at 25k.
 //
+// Soft bending springs are explicit. A MassSpring bending spring joins the
+// opposite vertices of two triangles, which share no edge, so its Jacobian
+// adds blocks the stretch springs do not have: 13 instead of 7 per row of a
+// regular mesh. On coarse meshes these springs are soft at the substep
+// (h²·K/m well below the stability limit of an explicit step) and are
+// integrated explicitly, out of the matrix (an implicit–explicit split by
+// stiffness; see Options.ImplicitBending and Info.ExplicitBending for the
+// rule and the count). On the ~700-vertex procedural suit at 1/60 s, 72 %
+// (trousers) and 86 % (shirt) of the bending springs qualify: the coarse
+// frame is 15–20 % faster, CG takes ~15 % more iterations, and penetration
+// and strain are unchanged within the run-to-run scatter. Finer meshes keep
+// more of them implicit (h²·K/m grows as 1/L⁴): 3 % on the unrefined
+// MakeHuman suit (~4,000 vertices), none at 25k.
+//
 // # Determinism and concurrency
 //
 // Parallel loops split work into fixed chunks and reduce in chunk order;

@@ -320,7 +320,7 @@ func (c *Cloth) springForce(i int, x, v []geom.Vec3, jac bool, cD, cK float64, d
 	f := c.work.f
 	f[a] = f[a].Add(fa)
 	f[b] = f[b].Sub(fa)
-	if !jac {
+	if !jac || e.explicit {
 		return
 	}
 	// −∂f_a/∂x_a = ds·ddᵀ + max(s,0)/l·(I − ddᵀ); −∂f_a/∂v_a = kd·ddᵀ.
@@ -399,6 +399,15 @@ var buckleTab = func() (t [buckleN + 1]float64) {
 		}
 	}
 	return
+}()
+
+// buckleFoldSlope is |dg/dr| at r = 1/2, a spring bent into an arc of
+// 2φ ≈ 218° (sin φ/φ = 1/2): the steepest part of the buckling response short
+// of a fold collapsed flat (|dg/dr| grows to 118 as r → 0, from 7.2 at the
+// onset of buckling and 17 at r = 1/2).
+var buckleFoldSlope = func() float64 {
+	_, dg := buckle(0.5)
+	return -dg
 }()
 
 // buckle returns g(r) and dg/dr (≤ 0) by linear interpolation of the table.

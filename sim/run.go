@@ -487,6 +487,9 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if n := len(c.Info.Skipped); n > 0 {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: skipped %d degenerate triangles", p.Name, n))
 		}
+		if n := c.Info.ExplicitBending; n > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d of %d springs are soft bending springs, integrated explicitly", p.Name, n, c.Info.Springs))
+		}
 		copy(c.X, x)
 		for k := range c.V {
 			c.V[k] = geom.Vec3{}
