@@ -497,10 +497,10 @@ func (b *Body) Query(p geom.Vec3, maxDist float64) (Contact, bool) {
 }
 
 // QueryHint is Query started from a hint: a triangle that was close to p
-// last time (its id in the body mesh; -1 for none). The distance to it
-// bounds the search, which then prunes most of the tree: for points that
-// move little between queries it is several times faster than Query. The
-// contact is Query's (among equally close triangles it may name another).
+// last time (its id in the body mesh; -1 for none), searched outward from
+// it (mesh.BVH.ClosestPointFrom): for points that move little between
+// queries it is several times faster than Query. The contact is Query's,
+// except that among equally close triangles it names the hint.
 func (b *Body) QueryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
 	b.ensure()
 	if hint >= int32(len(b.tris)) {
@@ -511,18 +511,7 @@ func (b *Body) QueryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, boo
 
 // queryHint is QueryHint on a body known to be up to date.
 func (b *Body) queryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
-	if hint >= 0 {
-		t := b.tris[hint]
-		q, bary := closestOnTri(p, b.x[t[0]], b.x[t[1]], b.x[t[2]])
-		if d := q.Dist(p); d <= maxDist {
-			h, ok := b.bvh.ClosestPointWithin(p, d)
-			if !ok || h.Dist2 > d*d {
-				h = mesh.Hit{Tri: hint, Point: q, Bary: bary, Dist2: q.Dist2(p)}
-			}
-			return b.classify(p, h), true
-		}
-	}
-	h, ok := b.bvh.ClosestPointWithin(p, maxDist)
+	h, ok := b.bvh.ClosestPointFrom(p, maxDist, hint)
 	if !ok {
 		return Contact{Tri: -1, Dist: math.Inf(1)}, false
 	}
@@ -613,51 +602,3 @@ func (b *Body) cornerAngle(t int32, v int32) float64 {
 	return b.x[tr[(k+1)%3]].Sub(p).Angle(b.x[tr[(k+2)%3]].Sub(p))
 }
 
-// closestOnTri returns the point of triangle (a, b, c) closest to p and its
-// barycentric coordinates (Ericson, Real-Time Collision Detection, §5.1.5).
-// Degenerate triangles fall back to their vertices' nearest.
-func closestOnTri(p, a, b, c geom.Vec3) (geom.Vec3, [3]float64) {
-	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
-	d1, d2 := ab.Dot(ap), ac.Dot(ap)
-	if d1 <= 0 && d2 <= 0 {
-		return a, [3]float64{1, 0, 0}
-	}
-	bp := p.Sub(b)
-	d3, d4 := ab.Dot(bp), ac.Dot(bp)
-	if d3 >= 0 && d4 <= d3 {
-		return b, [3]float64{0, 1, 0}
-	}
-	vc := d1*d4 - d3*d2
-	if vc <= 0 && d1 >= 0 && d3 <= 0 && d1-d3 > 0 {
-		v := d1 / (d1 - d3)
-		return a.AddScaled(v, ab), [3]float64{1 - v, v, 0}
-	}
-	cp := p.Sub(c)
-	d5, d6 := ab.Dot(cp), ac.Dot(cp)
-	if d6 >= 0 && d5 <= d6 {
-		return c, [3]float64{0, 0, 1}
-	}
-	vb := d5*d2 - d1*d6
-	if vb <= 0 && d2 >= 0 && d6 <= 0 && d2-d6 > 0 {
-		w := d2 / (d2 - d6)
-		return a.AddScaled(w, ac), [3]float64{1 - w, 0, w}
-	}
-	va := d3*d6 - d5*d4
-	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 && (d4-d3)+(d5-d6) > 0 {
-		w := (d4 - d3) / ((d4 - d3) + (d5 - d6))
-		return b.AddScaled(w, c.Sub(b)), [3]float64{0, 1 - w, w}
-	}
-	den := va + vb + vc
-	if !(den > 0) {
-		best, bb := a, [3]float64{1, 0, 0}
-		if p.Dist2(b) < p.Dist2(best) {
-			best, bb = b, [3]float64{0, 1, 0}
-		}
-		if p.Dist2(c) < p.Dist2(best) {
-			best, bb = c, [3]float64{0, 0, 1}
-		}
-		return best, bb
-	}
-	v, w := vb/den, vc/den
-	return a.AddScaled(v, ab).AddScaled(w, ac), [3]float64{1 - v - w, v, w}
-}

@@ -559,7 +559,7 @@ func (b *Body) gap(p geom.Vec3, con *Contact, want float64) (float64, bool) {
 	n := con.Normal
 	full := want - con.Dist
 	y := p.AddScaled(full, n)
-	c2, ok := b.Query(y, want)
+	c2, ok := b.queryHint(y, want, con.Tri)
 	if !ok || c2.Dist >= want || c2.Normal.Dot(n) >= 0 {
 		return 0, false
 	}

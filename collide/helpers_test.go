@@ -106,3 +106,52 @@ func mustBody(m *mesh.Mesh) *Body {
 	}
 	return b
 }
+
+// closestOnTri returns the point of triangle (a, b, c) closest to p and its
+// barycentric coordinates (Ericson, Real-Time Collision Detection, §5.1.5).
+// Degenerate triangles fall back to their vertices' nearest.
+func closestOnTri(p, a, b, c geom.Vec3) (geom.Vec3, [3]float64) {
+	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
+	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	if d1 <= 0 && d2 <= 0 {
+		return a, [3]float64{1, 0, 0}
+	}
+	bp := p.Sub(b)
+	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	if d3 >= 0 && d4 <= d3 {
+		return b, [3]float64{0, 1, 0}
+	}
+	vc := d1*d4 - d3*d2
+	if vc <= 0 && d1 >= 0 && d3 <= 0 && d1-d3 > 0 {
+		v := d1 / (d1 - d3)
+		return a.AddScaled(v, ab), [3]float64{1 - v, v, 0}
+	}
+	cp := p.Sub(c)
+	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	if d6 >= 0 && d5 <= d6 {
+		return c, [3]float64{0, 0, 1}
+	}
+	vb := d5*d2 - d1*d6
+	if vb <= 0 && d2 >= 0 && d6 <= 0 && d2-d6 > 0 {
+		w := d2 / (d2 - d6)
+		return a.AddScaled(w, ac), [3]float64{1 - w, 0, w}
+	}
+	va := d3*d6 - d5*d4
+	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 && (d4-d3)+(d5-d6) > 0 {
+		w := (d4 - d3) / ((d4 - d3) + (d5 - d6))
+		return b.AddScaled(w, c.Sub(b)), [3]float64{0, 1 - w, w}
+	}
+	den := va + vb + vc
+	if !(den > 0) {
+		best, bb := a, [3]float64{1, 0, 0}
+		if p.Dist2(b) < p.Dist2(best) {
+			best, bb = b, [3]float64{0, 1, 0}
+		}
+		if p.Dist2(c) < p.Dist2(best) {
+			best, bb = c, [3]float64{0, 0, 1}
+		}
+		return best, bb
+	}
+	v, w := vb/den, vc/den
+	return a.AddScaled(v, ab).AddScaled(w, ac), [3]float64{1 - v - w, v, w}
+}

@@ -37,6 +37,13 @@ type BVH struct {
 	// reverse depth-first order.
 	parts [][2]int32
 	top   []int32
+
+	// For searches started at a triangle (ClosestPointFrom): each node's
+	// parent (-1 for the root), the leaf slot of each input triangle and the
+	// leaf node of each slot.
+	parent []int32
+	slotOf []int32
+	leafOf []int32
 }
 
 // bvhNode is one node of the flat tree. An inner node (count == 0) has its
@@ -119,6 +126,20 @@ func NewBVH(verts []geom.Vec3, tris [][3]int32) *BVH {
 	if len(b.nodes) > 0 {
 		b.split(0, 0)
 		slices.Reverse(b.top)
+	}
+	b.parent = make([]int32, len(b.nodes))
+	b.slotOf = make([]int32, nt)
+	b.leafOf = make([]int32, nt)
+	b.parent[0] = -1
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		if n.count > 0 {
+			for s := n.idx; s < n.idx+n.count; s++ {
+				b.slotOf[b.ids[s]], b.leafOf[s] = s, int32(i)
+			}
+			continue
+		}
+		b.parent[i+1], b.parent[n.idx] = int32(i), int32(i)
 	}
 	b.Refit(verts)
 	return b
@@ -419,37 +440,101 @@ func (b *BVH) ClosestPointWithin(p geom.Vec3, maxDist float64) (Hit, bool) {
 
 // closest finds the closest point with Dist2 < bound.
 func (b *BVH) closest(p geom.Vec3, bound float64) (Hit, bool) {
-	hit := Hit{Tri: -1, Dist2: math.Inf(1)}
-	if len(b.nodes) == 0 {
-		return hit, false
+	s := bvhSearch{p: p, best: bound, slot: -1}
+	if len(b.nodes) > 0 && bvhBoxDist2(&b.nodes[0], p) < s.best {
+		b.descend(&s, 0)
 	}
-	best := bound
-	bestSlot := int32(-1)
+	return b.result(&s)
+}
+
+// ClosestPointFrom is ClosestPointWithin searched outward from triangle
+// hint (an input triangle id): the hint first, then the other triangles
+// of its leaf, then, up the path to the root, every sibling subtree whose
+// box is closer than the best so far. For a point near the hint this tests
+// one box per level instead of two, and the hint's distance bounds the
+// search from the start. The result is ClosestPointWithin's, except among
+// equally close triangles, where the hint (then the triangle found first)
+// is returned. A hint out of range is ignored.
+func (b *BVH) ClosestPointFrom(p geom.Vec3, maxDist float64, hint int32) (Hit, bool) {
+	if !(maxDist >= 0) {
+		return Hit{Tri: -1, Dist2: math.Inf(1)}, false
+	}
+	if hint < 0 || int(hint) >= len(b.slotOf) {
+		return b.ClosestPointWithin(p, maxDist)
+	}
+	s := bvhSearch{p: p, best: math.Nextafter(maxDist*maxDist, math.Inf(1)), slot: -1}
+	hs := b.slotOf[hint]
+	b.scan(&s, hs, hs+1, -1)
+	node := b.leafOf[hs]
+	n := &b.nodes[node]
+	b.scan(&s, n.idx, n.idx+n.count, hs)
+	for cur := node; cur != 0; {
+		par := b.parent[cur]
+		sib := par + 1
+		if sib == cur {
+			sib = b.nodes[par].idx
+		}
+		if bvhBoxDist2(&b.nodes[sib], p) < s.best {
+			b.descend(&s, sib)
+		}
+		cur = par
+	}
+	return b.result(&s)
+}
+
+// bvhSearch is the state of a closest-point search: the query point, the
+// squared distance to beat and the best triangle slot and hit so far.
+type bvhSearch struct {
+	p    geom.Vec3
+	best float64
+	slot int32
+	hit  Hit
+}
+
+// scan tests leaf slots [lo, hi) but skip.
+func (b *BVH) scan(s *bvhSearch, lo, hi, skip int32) {
+	p := s.p
+	for t := lo; t < hi; t++ {
+		if t == skip {
+			continue
+		}
+		q, bary := bvhClosestOnTri(p, b.tv[3*t], b.tv[3*t+1], b.tv[3*t+2])
+		dx, dy, dz := q.X-p.X, q.Y-p.Y, q.Z-p.Z
+		if d2 := dx*dx + dy*dy + dz*dz; d2 < s.best {
+			s.best, s.slot = d2, t
+			s.hit.Point, s.hit.Bary = q, bary
+		}
+	}
+}
+
+// result returns the search's hit.
+func (b *BVH) result(s *bvhSearch) (Hit, bool) {
+	if s.slot < 0 {
+		return Hit{Tri: -1, Dist2: math.Inf(1)}, false
+	}
+	h := s.hit
+	h.Tri, h.Dist2 = b.ids[s.slot], s.best
+	return h, true
+}
+
+// descend searches the subtree at node (whose box is closer than s.best)
+// depth first, nearer child first.
+func (b *BVH) descend(s *bvhSearch, node int32) {
+	p := s.p
 	var stack [64]bvhEntry
 	sp := 0
-	node := int32(0)
-	if bvhBoxDist2(&b.nodes[0], p) >= best {
-		return hit, false
-	}
 	for {
 		n := &b.nodes[node]
 		if n.count > 0 {
-			for s := n.idx; s < n.idx+n.count; s++ {
-				q, bary := bvhClosestOnTri(p, b.tv[3*s], b.tv[3*s+1], b.tv[3*s+2])
-				dx, dy, dz := q.X-p.X, q.Y-p.Y, q.Z-p.Z
-				if d2 := dx*dx + dy*dy + dz*dz; d2 < best {
-					best, bestSlot = d2, s
-					hit.Point, hit.Bary = q, bary
-				}
-			}
+			b.scan(s, n.idx, n.idx+n.count, -1)
 		} else {
 			l, r := node+1, n.idx
 			dl, dr := bvhBoxDist2(&b.nodes[l], p), bvhBoxDist2(&b.nodes[r], p)
 			if dr < dl {
 				l, r, dl, dr = r, l, dr, dl
 			}
-			if dl < best {
-				if dr < best {
+			if dl < s.best {
+				if dr < s.best {
 					stack[sp] = bvhEntry{r, dr}
 					sp++
 				}
@@ -460,14 +545,10 @@ func (b *BVH) closest(p geom.Vec3, bound float64) (Hit, bool) {
 		// Pop the next subtree that can still hold a closer point.
 		for {
 			if sp == 0 {
-				if bestSlot < 0 {
-					return hit, false
-				}
-				hit.Tri, hit.Dist2 = b.ids[bestSlot], best
-				return hit, true
+				return
 			}
 			sp--
-			if stack[sp].d < best {
+			if stack[sp].d < s.best {
 				node = stack[sp].node
 				break
 			}

@@ -192,6 +192,32 @@ func TestBVHClosestPoint(t *testing.T) {
 				if hw, ok := b.ClosestPointWithin(p, r*(1-1e-9)); ok || hw.Tri != -1 {
 					t.Fatalf("p %v: within %v found %v", p, r*(1-1e-9), hw)
 				}
+
+				// Started from a hint: the closest triangle, a random
+				// one, an out-of-range one; within the distance and just
+				// short of it. The distance is exact; among equally close
+				// triangles the hint wins.
+				for _, hint := range []int32{h.Tri, rnd.Int32N(int32(len(tc.tris))), -1, int32(len(tc.tris))} {
+					hf, ok := b.ClosestPointFrom(p, r*(1+1e-9), hint)
+					if !ok || hf.Dist2 != h.Dist2 {
+						t.Fatalf("p %v from %d: %v %v, want Dist2 %v", p, hint, hf, ok, h.Dist2)
+					}
+					tr := tc.tris[hf.Tri]
+					if q, _ := bvhClosestOnTri(p, tc.verts[tr[0]], tc.verts[tr[1]], tc.verts[tr[2]]); q != hf.Point {
+						t.Fatalf("p %v from %d: point %v not the closest on tri %d (%v)", p, hint, hf.Point, hf.Tri, q)
+					}
+					if hint >= 0 && int(hint) < len(tc.tris) {
+						hr := tc.tris[hint]
+						if q, _ := bvhClosestOnTri(p, tc.verts[hr[0]], tc.verts[hr[1]], tc.verts[hr[2]]); q.Dist2(p) == h.Dist2 && hf.Tri != hint {
+							t.Fatalf("p %v from %d: tie not given to the hint (got %d)", p, hint, hf.Tri)
+						}
+					} else if hf != h {
+						t.Fatalf("p %v from %d: %v, want %v", p, hint, hf, h)
+					}
+					if hf, ok := b.ClosestPointFrom(p, r*(1-1e-9), hint); ok || hf.Tri != -1 {
+						t.Fatalf("p %v from %d within %v found %v", p, hint, r*(1-1e-9), hf)
+					}
+				}
 			}
 		})
 	}
@@ -394,6 +420,40 @@ func BenchmarkClosestPoint(b *testing.B) {
 		for b.Loop() {
 			for i, p := range q {
 				dst[i], _ = bv.ClosestPointWithin(p, 0.02)
+			}
+		}
+		el := time.Since(start).Seconds() / float64(b.N)
+		b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
+		b.ReportMetric(el*1e3, "ms/batch")
+	})
+	// Hinted queries, as for cloth vertices in contact: each point started
+	// from the closest triangle of a point 2 mm away (from ClosestPoint),
+	// searched within 2 cm.
+	hints := make([]int32, len(q))
+	for i, p := range q {
+		hints[i] = bv.ClosestPoint(p.Add(geom.V(0.002, 0, 0))).Tri
+	}
+	b.Run(fmt.Sprintf("tris=%d/queries=%d/from=hint", len(body.Tris), len(q)), func(b *testing.B) {
+		b.ReportAllocs()
+		start := time.Now()
+		for b.Loop() {
+			for i, p := range q {
+				dst[i], _ = bv.ClosestPointFrom(p, 0.02, hints[i])
+			}
+		}
+		el := time.Since(start).Seconds() / float64(b.N)
+		b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
+		b.ReportMetric(el*1e3, "ms/batch")
+	})
+	b.Run(fmt.Sprintf("tris=%d/queries=%d/within=hint", len(body.Tris), len(q)), func(b *testing.B) {
+		// The top-down equivalent: bounded by the hint's distance.
+		b.ReportAllocs()
+		start := time.Now()
+		for b.Loop() {
+			for i, p := range q {
+				t := body.Tris[hints[i]]
+				c, _ := bvhClosestOnTri(p, body.Verts[t[0]], body.Verts[t[1]], body.Verts[t[2]])
+				dst[i], _ = bv.ClosestPointWithin(p, c.Dist(p))
 			}
 		}
 		el := time.Since(start).Seconds() / float64(b.N)
