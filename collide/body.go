@@ -601,4 +601,3 @@ func (b *Body) cornerAngle(t int32, v int32) float64 {
 	p := b.x[v]
 	return b.x[tr[(k+1)%3]].Sub(p).Angle(b.x[tr[(k+2)%3]].Sub(p))
 }
-
