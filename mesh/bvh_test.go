@@ -126,7 +126,8 @@ func bvhCheckTree(t *testing.T, b *BVH) {
 		if n.count > 0 {
 			for s := n.idx; s < n.idx+n.count; s++ {
 				seen[s]++
-				for _, p := range b.tv[3*s : 3*s+3] {
+				for _, v := range b.tris[s] {
+					p := b.vx[v]
 					if !inside(n, p) {
 						t.Fatalf("leaf %d does not contain corner %v", i, p)
 					}
@@ -563,7 +564,7 @@ func TestRefitParts(t *testing.T) {
 		}
 		b.RefitTop()
 		bvhCheckTree(t, b)
-		if !reflect.DeepEqual(a.nodes, b.nodes) || !reflect.DeepEqual(a.tv, b.tv) {
+		if !reflect.DeepEqual(a.nodes, b.nodes) || !reflect.DeepEqual(a.vx, b.vx) {
 			t.Errorf("%d triangles, %d parts: refit by parts differs from Refit", len(m.Tris), n)
 		}
 		for j := range a.nodes {
