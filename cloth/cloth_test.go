@@ -454,43 +454,51 @@ func TestExplicitBending(t *testing.T) {
 // tolerances 1e-3, 3e-3 and 1e-4; explicit bending moved it by 16 mm (75 mm
 // at most) and its mean height by 1 mm.
 func TestExplicitBendingAgrees(t *testing.T) {
-	run := func(implicit bool) (*Scene, StepStats) {
-		s, err := SphereScene(Material{Model: MassSpring, Fabric: Denim()}, 16, Options{ImplicitBending: implicit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !implicit && s.Cloth.Info.ExplicitBending == 0 {
-			t.Fatal("no explicit bending springs on the coarse sheet")
-		}
-		var st StepStats
-		peak := 0.0
-		if err := s.Run(3, func(x StepStats) { st = x; peak = max(peak, x.KineticEnergy) }); err != nil {
-			t.Fatal(err)
-		}
-		if st.KineticEnergy > 0.01*peak {
-			t.Errorf("implicit=%v: not settled: kinetic energy %.3g J, peak %.3g J", implicit, st.KineticEnergy, peak)
-		}
-		return s, st
-	}
-	ex, stEx := run(false)
-	im, stIm := run(true)
-	sum, worst, yEx, yIm := 0.0, 0.0, 0.0, 0.0
-	for i := range ex.Cloth.X {
-		d := ex.Cloth.X[i].Dist(im.Cloth.X[i])
-		sum += d
-		worst = max(worst, d)
-		yEx += ex.Cloth.X[i].Y
-		yIm += im.Cloth.X[i].Y
-	}
-	n := float64(len(ex.Cloth.X))
-	mean := sum / n
-	yEx, yIm = yEx/n, yIm/n
-	t.Logf("explicit: %d CG its in the last frame, mean height %.1f mm; implicit: %d, %.1f mm; shapes %.1f mm apart on average, %.1f mm at most", stEx.CGIterations, yEx*1e3, stIm.CGIterations, yIm*1e3, mean*1e3, worst*1e3)
-	if math.Abs(yEx-yIm) > 0.003 {
-		t.Errorf("mean heights %.4f m (explicit) and %.4f m (implicit) differ by more than 3 mm", yEx, yIm)
-	}
-	if mean > 0.025 {
-		t.Errorf("draped shapes %.3f m apart on average, want ≤ 0.025 m", mean)
+	for _, tc := range []struct {
+		name string
+		in   Integrator
+	}{{"euler", ImplicitEuler}, {"bdf2", BDF2}} {
+		in := tc.in
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(implicit bool) (*Scene, StepStats) {
+				s, err := SphereScene(Material{Model: MassSpring, Fabric: Denim()}, 16, Options{Integrator: in, ImplicitBending: implicit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !implicit && s.Cloth.Info.ExplicitBending == 0 {
+					t.Fatal("no explicit bending springs on the coarse sheet")
+				}
+				var st StepStats
+				peak := 0.0
+				if err := s.Run(3, func(x StepStats) { st = x; peak = max(peak, x.KineticEnergy) }); err != nil {
+					t.Fatal(err)
+				}
+				if st.KineticEnergy > 0.01*peak {
+					t.Errorf("implicit=%v: not settled: kinetic energy %.3g J, peak %.3g J", implicit, st.KineticEnergy, peak)
+				}
+				return s, st
+			}
+			ex, stEx := run(false)
+			im, stIm := run(true)
+			sum, worst, yEx, yIm := 0.0, 0.0, 0.0, 0.0
+			for i := range ex.Cloth.X {
+				d := ex.Cloth.X[i].Dist(im.Cloth.X[i])
+				sum += d
+				worst = max(worst, d)
+				yEx += ex.Cloth.X[i].Y
+				yIm += im.Cloth.X[i].Y
+			}
+			n := float64(len(ex.Cloth.X))
+			mean := sum / n
+			yEx, yIm = yEx/n, yIm/n
+			t.Logf("explicit: %d CG its in the last frame, mean height %.1f mm; implicit: %d, %.1f mm; shapes %.1f mm apart on average, %.1f mm at most", stEx.CGIterations, yEx*1e3, stIm.CGIterations, yIm*1e3, mean*1e3, worst*1e3)
+			if math.Abs(yEx-yIm) > 0.003 {
+				t.Errorf("mean heights %.4f m (explicit) and %.4f m (implicit) differ by more than 3 mm", yEx, yIm)
+			}
+			if mean > 0.025 {
+				t.Errorf("draped shapes %.3f m apart on average, want ≤ 0.025 m", mean)
+			}
+		})
 	}
 }
 
