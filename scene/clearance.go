@@ -3,6 +3,7 @@ package scene
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pleat-dev/pleat/collide"
@@ -24,6 +25,25 @@ const armMaxAngle = 30 * math.Pi / 180
 // armSamples caps the skin vertices tested per arm and pose.
 const armSamples = 400
 
+// UpperArmClearance is the largest distance (m) ClearArms keeps between the
+// skin of the lower part of the upper arm (from upperArmFrom of the way from
+// the shoulder to the elbow) and the torso. Linear blend skinning folds the
+// upper arm into the side of the chest whenever the arm hangs close to the
+// body (the CMU walk on the MakeHuman body: up to 19 mm inside), and a
+// sleeve caught there sinks into the body whatever the solver does: before
+// this, sleeve vertices at the armpit were most of the cloth vertices more
+// than 2 mm inside the body (61 of 78 vertex-frames on the MakeHuman walk).
+// 5 mm took the MakeHuman walk from 0.042–0.051 % to 0.003–0.004 % of
+// vertex-frames more than 2 mm inside for 15.7° of abduction at most (7.5°
+// without the upper arm); 8 mm needed 17.6° for no further gain, and
+// testing from half-way down the upper arm (12.4°) only halved them.
+const UpperArmClearance = 0.005
+
+// upperArmFrom is the fraction of the shoulder–elbow distance from which
+// the upper arm's skin is kept UpperArmClearance from the torso (nearer the
+// shoulder the arm and torso skins meet at the armpit by construction).
+const upperArmFrom = 0.4
+
 // ArmClearanceReport says what ClearArms changed.
 type ArmClearanceReport struct {
 	// Frames is the number of frames in which an arm was moved.
@@ -34,6 +54,9 @@ type ArmClearanceReport struct {
 	// negative inside) of the tested forearm and hand skin to the torso
 	// and legs over the clip, before and after.
 	WorstBefore, WorstAfter float64
+	// UpperBefore and UpperAfter are the same for the tested upper-arm
+	// skin (+Inf when the rig has none to test).
+	UpperBefore, UpperAfter float64
 }
 
 // armSide is one arm of the rig: the upper-arm joint, the tested skin
@@ -42,13 +65,15 @@ type ArmClearanceReport struct {
 type armSide struct {
 	joint   int
 	verts   []int32
+	upper   []int32 // tested upper-arm skin vertices
 	center  int
 	subtree []bool
 }
 
 // ClearArms abducts the shoulders, frame by frame, by the smallest angle
 // that keeps the skin of the forearms and hands at least margin metres
-// from the skin of the torso and legs. Mocap retargeted onto a body of
+// from the skin of the torso and legs, and the skin of the lower part of
+// the upper arms at least min(margin, UpperArmClearance) from them. Mocap retargeted onto a body of
 // other proportions often swings the hands through the hips and thighs (the
 // CMU walk on the MakeHuman body: up to 1,000 hand and forearm vertices
 // 35 mm inside the hips at every arm swing), and no garment can be
@@ -107,21 +132,42 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		armW[v] = inArm
 		outside[v] = out >= 0.5
 	}
+	sample := func(all []int32) []int32 {
+		var out []int32
+		stride := max(1, (len(all)+armSamples-1)/armSamples)
+		for k := 0; k < len(all); k += stride {
+			out = append(out, all[k])
+		}
+		return out
+	}
+	rest := sk.RestWorld()
 	for si := range sides {
-		var all []int32
+		a := &sides[si]
+		var all, upper []int32
+		// The elbow: the child of the arm joint farthest from it.
+		sh, elbow := rest[a.joint].T, rest[a.joint].T
+		for j, jt := range sk.Joints() {
+			if jt.Parent == a.joint && rest[j].T.Dist(sh) > elbow.Dist(sh) {
+				elbow = rest[j].T
+			}
+		}
+		axis := elbow.Sub(sh)
+		l2 := axis.Len2()
 		for v := 0; v < nv; v++ {
 			if armW[v][si] >= 0.5 {
 				all = append(all, int32(v))
+				continue
+			}
+			if l2 > 0 && weightOn(ch.Weights, v, a.joint) >= 0.5 && ch.Body.Verts[v].Sub(sh).Dot(axis) >= upperArmFrom*l2 {
+				upper = append(upper, int32(v))
 			}
 		}
-		stride := max(1, (len(all)+armSamples-1)/armSamples)
-		for k := 0; k < len(all); k += stride {
-			sides[si].verts = append(sides[si].verts, all[k])
-		}
-		if len(sides[si].verts) == 0 {
+		a.verts, a.upper = sample(all), sample(upper)
+		if len(a.verts) == 0 {
 			return rep, false, nil
 		}
 	}
+	upperMargin := math.Min(margin, UpperArmClearance)
 	var obst [][3]int32
 	for _, t := range ch.Body.Tris {
 		if outside[t[0]] && outside[t[1]] && outside[t[2]] {
@@ -135,6 +181,26 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 	if err != nil {
 		return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
 	}
+	// The obstacle vertices an abduction of each arm moves (some weight on
+	// the arm: the side of the chest at the armpit).
+	var moves [2][]int32
+	{
+		inObst := make([]bool, nv)
+		for _, t := range obst {
+			inObst[t[0]], inObst[t[1]], inObst[t[2]] = true, true, true
+		}
+		for v := 0; v < nv; v++ {
+			if !inObst[v] {
+				continue
+			}
+			js, _ := ch.Weights.Influences(v)
+			for si, a := range sides {
+				if slices.ContainsFunc(js, func(j int32) bool { return a.subtree[j] }) {
+					moves[si] = append(moves[si], int32(v))
+				}
+			}
+		}
+	}
 
 	nf := len(s.Clip.Poses)
 	angles := make([][2]float64, nf)
@@ -142,44 +208,63 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 	var world []geom.Rigid
 	var bodyX []geom.Vec3
 	rep.WorstBefore, rep.WorstAfter = math.Inf(1), math.Inf(1)
+	rep.UpperBefore, rep.UpperAfter = math.Inf(1), math.Inf(1)
 	pose := skel.Pose{}
-	// clearance returns the smallest signed distance of side si's tested
-	// vertices with that arm rotated by angle a.
-	clearance := func(f, si int, a float64) float64 {
+	var moved []geom.Vec3
+	// worst returns the smallest signed distances of the tested vertices
+	// (forearm and hand, upper arm) of body positions at(v).
+	worst := func(a armSide, at func(v int32) geom.Vec3) (fore, upper float64) {
+		fore, upper = math.Inf(1), math.Inf(1)
+		for _, v := range a.verts {
+			if c, ok := body.Query(at(v), margin+0.05); ok {
+				fore = math.Min(fore, c.Dist)
+			}
+		}
+		for _, v := range a.upper {
+			if c, ok := body.Query(at(v), upperMargin+0.05); ok {
+				upper = math.Min(upper, c.Dist)
+			}
+		}
+		return fore, upper
+	}
+	// slack returns how far side si's tested vertices are beyond their
+	// margins (negative: closer) with that arm rotated by angle a, and the
+	// two distances.
+	slack := func(f, si int, a float64) (sl, fore, upper float64) {
 		p := s.Clip.Poses[f]
 		pose.Root = p.Root
 		pose.Rot = append(pose.Rot[:0], p.Rot...)
 		world = skel.FK(sk, p, world)
 		abduct(sk, &pose, world, sides[si], a)
 		skin = skel.SkinMatrices(sk, pose, skin)
-		worst := math.Inf(1)
-		for _, v := range sides[si].verts {
-			x := lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin)
-			c, ok := body.Query(x, margin+0.05)
-			if ok {
-				worst = math.Min(worst, c.Dist)
-			}
+		// The torso skin that follows the arm (some weight on it, at the
+		// armpit) moves with it.
+		moved = append(moved[:0], bodyX...)
+		for _, v := range moves[si] {
+			moved[v] = lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin)
 		}
-		return worst
+		body.SetFrame(moved)
+		body.Update(0)
+		fore, upper = worst(sides[si], func(v int32) geom.Vec3 { return lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin) })
+		return math.Min(fore-margin, upper-upperMargin), fore, upper
 	}
 	for f := range s.Clip.Poses {
 		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
-		body.SetFrame(bodyX)
-		body.Update(0)
 		for si := range sides {
-			c0 := clearance(f, si, 0)
-			rep.WorstBefore = math.Min(rep.WorstBefore, c0)
-			if c0 >= margin {
+			s0, fore, upper := slack(f, si, 0)
+			rep.WorstBefore = math.Min(rep.WorstBefore, fore)
+			rep.UpperBefore = math.Min(rep.UpperBefore, upper)
+			if s0 >= 0 {
 				continue
 			}
-			if clearance(f, si, armMaxAngle) < margin {
+			if s1, _, _ := slack(f, si, armMaxAngle); s1 < 0 {
 				angles[f][si] = armMaxAngle
 				continue
 			}
 			lo, hi := 0.0, armMaxAngle
 			for it := 0; it < 7; it++ { // 30°/2⁷ ≈ 0.23°
 				mid := (lo + hi) / 2
-				if clearance(f, si, mid) >= margin {
+				if sm, _, _ := slack(f, si, mid); sm >= 0 {
 					hi = mid
 				} else {
 					lo = mid
@@ -209,11 +294,9 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		body.SetFrame(bodyX)
 		body.Update(0)
 		for si := range sides {
-			for _, v := range sides[si].verts {
-				if c, ok := body.Query(bodyX[v], margin+0.05); ok {
-					rep.WorstAfter = math.Min(rep.WorstAfter, c.Dist)
-				}
-			}
+			fore, upper := worst(sides[si], func(v int32) geom.Vec3 { return bodyX[v] })
+			rep.WorstAfter = math.Min(rep.WorstAfter, fore)
+			rep.UpperAfter = math.Min(rep.UpperAfter, upper)
 		}
 	}
 	return rep, true, nil
@@ -248,6 +331,17 @@ func abduct(sk *skel.Skeleton, p *skel.Pose, world []geom.Rigid, a armSide, angl
 		g = world[jt.Parent].R.Mul(g)
 	}
 	p.Rot[j] = g.Conj().Mul(q).Mul(g).Mul(p.Rot[j]).Normalize()
+}
+
+// weightOn returns vertex v's weight on joint j.
+func weightOn(w skel.Weights, v, j int) float64 {
+	js, ws := w.Influences(v)
+	for k, jk := range js {
+		if int(jk) == j {
+			return float64(ws[k])
+		}
+	}
+	return 0
 }
 
 // lbs1 skins one vertex.

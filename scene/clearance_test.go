@@ -10,8 +10,9 @@ import (
 )
 
 // ClearArms on the clips the tests have: the hands and forearms end at
-// least the margin (less the bisection's resolution) from the torso and
-// legs, and the pass reports what it changed.
+// least the margin, and the lower upper arms UpperArmClearance (less the
+// bisection's resolution) from the torso and legs, and the pass reports
+// what it changed.
 func TestClearArms(t *testing.T) {
 	type tc struct {
 		name string
@@ -47,6 +48,12 @@ func TestClearArms(t *testing.T) {
 			t.Logf("%+v (max %.1f°)", rep, rep.MaxAngle*180/math.Pi)
 			if rep.WorstAfter < math.Min(margin, rep.WorstBefore)-0.002 {
 				t.Errorf("closest after %.1f mm, before %.1f mm, margin %.0f mm", rep.WorstAfter*1000, rep.WorstBefore*1000, margin*1000)
+			}
+			if rep.UpperAfter < math.Min(UpperArmClearance, rep.UpperBefore)-0.002 {
+				t.Errorf("upper arm: closest after %.1f mm, before %.1f mm, margin %.0f mm", rep.UpperAfter*1000, rep.UpperBefore*1000, UpperArmClearance*1000)
+			}
+			if math.IsInf(rep.UpperBefore, 1) {
+				t.Errorf("no upper-arm skin tested")
 			}
 			if c.moves && (rep.Frames == 0 || rep.WorstBefore >= 0) {
 				t.Errorf("expected the clip to need the pass: %+v", rep)

@@ -61,7 +61,8 @@ type Spec struct {
 	KeepFirstFrame bool
 	// ArmClearance is the distance (m) kept between the forearms and hands
 	// and the torso and legs by abducting the shoulders where the clip
-	// swings them through the body (see ClearArms); 0 means
+	// swings them through the body, and (at most UpperArmClearance of it)
+	// between the lower upper arms and the torso (see ClearArms); 0 means
 	// DefaultArmClearance, negative turns the pass off.
 	ArmClearance float64
 	// Ground selects grounding; the zero value is GroundClip.
@@ -319,8 +320,9 @@ func (s *Scene) finishClip(spec Spec, resample bool) error {
 			return err
 		}
 		if ok && rep.Frames > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("arms: shoulders abducted by up to %.1f° in %d frames to keep the hands and forearms %.0f mm from the torso and legs (closest %.1f mm before, %.1f mm after)",
-				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, rep.WorstBefore*1000, rep.WorstAfter*1000))
+			s.Notes = append(s.Notes, fmt.Sprintf("arms: shoulders abducted by up to %.1f° in %d frames to keep the hands and forearms %.0f mm from the torso and legs (closest %.1f mm before, %.1f mm after) and the upper arms %.0f mm (closest %.1f mm before, %.1f mm after)",
+				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, rep.WorstBefore*1000, rep.WorstAfter*1000,
+				math.Min(margin, UpperArmClearance)*1000, rep.UpperBefore*1000, rep.UpperAfter*1000))
 		}
 	}
 	s.ground(spec.Ground)

@@ -35,7 +35,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.ground, "ground", "contact", "grounding: contact (supporting frames on the floor, smoothed), clip (one offset), frame (glued every frame) or none")
 	fl.Float64Var(&f.spec.Seconds, "seconds", 0, "length of a procedural clip in seconds (default 4)")
 	fl.IntVar(&f.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural garments (default about 4000; 700 to 50000)")
-	fl.Float64Var(&f.armClearance, "arm-clearance", scene.DefaultArmClearance*1000, "mm kept between forearms/hands and torso/legs by abducting the shoulders where the clip swings them through the body (0: leave the motion as it is)")
+	fl.Float64Var(&f.armClearance, "arm-clearance", scene.DefaultArmClearance*1000, fmt.Sprintf("mm kept between forearms/hands and torso/legs by abducting the shoulders where the clip swings them through the body, and (at most %.0f mm of it) between the lower upper arms and the torso (0: leave the motion as it is)", scene.UpperArmClearance*1000))
 }
 
 func (f *sceneFlags) load() (*scene.Scene, error) {
