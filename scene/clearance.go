@@ -33,10 +33,10 @@ const armSamples = 400
 // sleeve caught there sinks into the body whatever the solver does: before
 // this, sleeve vertices at the armpit were most of the cloth vertices more
 // than 2 mm inside the body (61 of 78 vertex-frames on the MakeHuman walk).
-// 5 mm took the MakeHuman walk from 0.042–0.051 % to 0.003–0.004 % of
-// vertex-frames more than 2 mm inside for 15.7° of abduction at most (7.5°
-// without the upper arm); 8 mm needed 17.6° for no further gain, and
-// testing from half-way down the upper arm (12.4°) only halved them.
+// 5 mm took the coarse MakeHuman walk from 0.041–0.056 % to 0.002–0.004 %
+// of vertex-frames more than 2 mm inside (4 runs each) for up to 17.8° of
+// abduction (7.5° without the upper arm); 8 mm gained nothing more, and
+// testing from half-way down the upper arm only halved them.
 const UpperArmClearance = 0.005
 
 // upperArmFrom is the fraction of the shoulder–elbow distance from which
