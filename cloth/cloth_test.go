@@ -86,19 +86,27 @@ func TestWeftWarpForceIsEnergyGradient(t *testing.T) {
 	}
 }
 
+// deformedSheet returns a w×w sheet of n×n quads stretched by sx along X and
+// sz along Z, rippled by amp, moving, with its forces and system matrix
+// assembled.
+func deformedSheet(t *testing.T, w float64, n int, mat Material, opts Options, sx, amp, sz float64) *Cloth {
+	t.Helper()
+	c, err := NewCloth(sheet(w, w, n, n, 0), mat, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.X {
+		p := c.X[i]
+		c.X[i] = geom.V(p.X*sx, amp*math.Sin(7*p.X+5*p.Z), p.Z*sz)
+		c.V[i] = geom.V(0.1*p.Z, 0.2*p.X, 0)
+	}
+	c.assemble(c.X, c.V, true, 0.01, 1e-4, nil)
+	return c
+}
+
 func TestSystemMatrixSymmetric(t *testing.T) {
 	for _, model := range []Model{WeftWarp, MassSpring} {
-		m := sheet(0.3, 0.3, 4, 4, 0)
-		c, err := NewCloth(m, Material{Model: model, Fabric: Jersey()}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range c.X {
-			p := c.X[i]
-			c.X[i] = geom.V(p.X*1.05, 0.03*math.Sin(7*p.X+5*p.Z), p.Z*0.9)
-			c.V[i] = geom.V(0.1*p.Z, 0.2*p.X, 0)
-		}
-		c.assemble(c.X, c.V, true, 0.01, 1e-4, nil)
+		c := deformedSheet(t, 0.3, 4, Material{Model: model, Fabric: Jersey()}, Options{}, 1.05, 0.03, 0.9)
 		A := &c.sys
 		for i := 0; i < A.n; i++ {
 			for k := A.rowStart[i]; k < A.rowStart[i+1]; k++ {
@@ -507,18 +515,7 @@ func TestExplicitBendingAgrees(t *testing.T) {
 func TestExplicitBendingForces(t *testing.T) {
 	cloths := make([]*Cloth, 2)
 	for k, implicit := range []bool{false, true} {
-		m := sheet(0.6, 0.6, 6, 6, 0)
-		c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Jersey()}, Options{ImplicitBending: implicit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range c.X {
-			p := c.X[i]
-			c.X[i] = geom.V(p.X*0.8, 0.05*math.Sin(7*p.X+5*p.Z), p.Z*0.85)
-			c.V[i] = geom.V(0.1*p.Z, 0.2*p.X, 0)
-		}
-		c.assemble(c.X, c.V, true, 0.01, 1e-4, nil)
-		cloths[k] = c
+		cloths[k] = deformedSheet(t, 0.6, 6, Material{Model: MassSpring, Fabric: Jersey()}, Options{ImplicitBending: implicit}, 0.8, 0.05, 0.85)
 	}
 	ex, im := cloths[0], cloths[1]
 	if ex.Info.ExplicitBending == 0 {

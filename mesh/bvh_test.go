@@ -403,29 +403,26 @@ func BenchmarkClosestPoint(b *testing.B) {
 	body, q := bvhBody()
 	bv := NewBVH(body.Verts, body.Tris)
 	dst := make([]Hit, len(q))
-	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("tris=%d/queries=%d/workers=%d", len(body.Tris), len(q), w), func(b *testing.B) {
+	// run times batch() over all the points.
+	run := func(name string, batch func()) {
+		b.Run(fmt.Sprintf("tris=%d/queries=%d/%s", len(body.Tris), len(q), name), func(b *testing.B) {
 			b.ReportAllocs()
 			start := time.Now()
 			for b.Loop() {
-				bv.ClosestPoints(dst, q, w)
+				batch()
 			}
 			el := time.Since(start).Seconds() / float64(b.N)
 			b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
 			b.ReportMetric(el*1e3, "ms/batch")
 		})
 	}
-	b.Run(fmt.Sprintf("tris=%d/queries=%d/within=2cm", len(body.Tris), len(q)), func(b *testing.B) {
-		b.ReportAllocs()
-		start := time.Now()
-		for b.Loop() {
-			for i, p := range q {
-				dst[i], _ = bv.ClosestPointWithin(p, 0.02)
-			}
+	for _, w := range []int{1, 2} {
+		run(fmt.Sprintf("workers=%d", w), func() { bv.ClosestPoints(dst, q, w) })
+	}
+	run("within=2cm", func() {
+		for i, p := range q {
+			dst[i], _ = bv.ClosestPointWithin(p, 0.02)
 		}
-		el := time.Since(start).Seconds() / float64(b.N)
-		b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
-		b.ReportMetric(el*1e3, "ms/batch")
 	})
 	// Hinted queries, as for cloth vertices in contact: each point started
 	// from the closest triangle of a point 2 mm away (from ClosestPoint),
@@ -434,32 +431,18 @@ func BenchmarkClosestPoint(b *testing.B) {
 	for i, p := range q {
 		hints[i] = bv.ClosestPoint(p.Add(geom.V(0.002, 0, 0))).Tri
 	}
-	b.Run(fmt.Sprintf("tris=%d/queries=%d/from=hint", len(body.Tris), len(q)), func(b *testing.B) {
-		b.ReportAllocs()
-		start := time.Now()
-		for b.Loop() {
-			for i, p := range q {
-				dst[i], _ = bv.ClosestPointFrom(p, 0.02, hints[i])
-			}
+	run("from=hint", func() {
+		for i, p := range q {
+			dst[i], _ = bv.ClosestPointFrom(p, 0.02, hints[i])
 		}
-		el := time.Since(start).Seconds() / float64(b.N)
-		b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
-		b.ReportMetric(el*1e3, "ms/batch")
 	})
-	b.Run(fmt.Sprintf("tris=%d/queries=%d/within=hint", len(body.Tris), len(q)), func(b *testing.B) {
-		// The top-down equivalent: bounded by the hint's distance.
-		b.ReportAllocs()
-		start := time.Now()
-		for b.Loop() {
-			for i, p := range q {
-				t := body.Tris[hints[i]]
-				c, _ := bvhClosestOnTri(p, body.Verts[t[0]], body.Verts[t[1]], body.Verts[t[2]])
-				dst[i], _ = bv.ClosestPointWithin(p, c.Dist(p))
-			}
+	// The top-down equivalent: bounded by the hint's distance.
+	run("within=hint", func() {
+		for i, p := range q {
+			t := body.Tris[hints[i]]
+			c, _ := bvhClosestOnTri(p, body.Verts[t[0]], body.Verts[t[1]], body.Verts[t[2]])
+			dst[i], _ = bv.ClosestPointWithin(p, c.Dist(p))
 		}
-		el := time.Since(start).Seconds() / float64(b.N)
-		b.ReportMetric(el*1e9/float64(len(q)), "ns/query")
-		b.ReportMetric(el*1e3, "ms/batch")
 	})
 	bvhHitSink = dst[len(dst)-1]
 }
