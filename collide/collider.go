@@ -365,11 +365,19 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 			pinched := st.active && nrm.Dot(st.n) < 0
 			if pinched {
 				vmin = min(vmin, 0)
-			} else if d < target {
+			} else if d < th {
 				// A gap narrower than twice the target distance (thighs
 				// at the crotch): aim at its middle instead of into the
 				// facing surface (a vertex past the middle is held, not
-				// pulled back).
+				// pulled back). Checked only inside the safety distance:
+				// from d ≥ th the correction is at most target − th
+				// (0.6 mm) and every other surface is at least d away, so
+				// it leaves the vertex at least th − 0.6 mm from a facing
+				// one, whose own check takes over in the next substep.
+				// Checking up to target doubled the checks (6 % of a
+				// coarse frame) and changed nothing measurable (10
+				// jittered runs each of the MakeHuman walk and kick, 4 of
+				// three procedural clips).
 				if s, ok := b.gap(x, &con, target); ok {
 					vmin = min(max(s, 0)/h, maxCorrection, c.maxMove[i]/h)
 				}
