@@ -804,15 +804,16 @@ func (c *Cloth) buildSprings(edges []edgeTopo, hinges []hingeTopo, tris []triEl,
 // markExplicitBending marks the bending springs soft enough at the largest
 // substep h = Options.MaxDt and returns how many: both ends v must satisfy
 // h²·K_v/m_v ≤ explicitStiffness and h·D_v/m_v ≤ explicitDamping, where K_v
-// sums the largest stiffness of every bending spring at v (the slope of the
-// buckling response, buck·max|g′|/L), D_v their damping coefficients and m_v
-// is the vertex's mass. With SpringParams.NoBuckling (a linear compression
-// spring as stiff as the stretch springs) or Options.ImplicitBending every
-// bending spring stays implicit. The small linear range at
-// the onset of compression (Choi–Ko's min of the linear and buckling
-// responses) is as stiff as stretch but its force is capped by the buckling
-// load, so explicit treatment bounds its kick. Fine meshes (h²K/m grows as
-// 1/L⁴) keep their bending springs implicit.
+// sums the stiffness of every bending spring at v in the buckling response
+// up to a fold of 218° (buck·|g′(1/2)|/L, buckleFoldSlope), D_v their
+// damping coefficients and m_v is the vertex's mass. With
+// SpringParams.NoBuckling (a linear compression spring as stiff as the
+// stretch springs) or Options.ImplicitBending every bending spring stays
+// implicit. The small linear range at the onset of compression (Choi–Ko's
+// min of the linear and buckling responses) is as stiff as stretch but its
+// force is capped by the buckling load, so explicit treatment bounds its
+// kick. Fine meshes (h²K/m grows as 1/L⁴) keep their bending springs
+// implicit.
 func (c *Cloth) markExplicitBending() int {
 	if c.ms.NoBuckling || c.opts.ImplicitBending || c.opts.Integrator == ExplicitRK4 {
 		return 0

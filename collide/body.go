@@ -503,10 +503,7 @@ func (b *Body) Query(p geom.Vec3, maxDist float64) (Contact, bool) {
 // except that among equally close triangles it names the hint.
 func (b *Body) QueryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
 	b.ensure()
-	if hint >= int32(len(b.tris)) {
-		hint = -1
-	}
-	return b.queryHint(p, maxDist, hint)
+	return b.queryHint(p, maxDist, hint) // an out-of-range hint is ignored
 }
 
 // queryHint is QueryHint on a body known to be up to date.

@@ -44,10 +44,7 @@ func Penetrations(x []geom.Vec3, body *Body, thickness float64, hint []int32) Pe
 			if hint != nil {
 				h = hint[i]
 			}
-			con, ok := body.QueryHint(x[i], math.Inf(1), h)
-			if !ok {
-				con.Tri, con.Dist = -1, math.Inf(1)
-			}
+			con, _ := body.QueryHint(x[i], math.Inf(1), h) // Tri −1, Dist +Inf for none
 			if hint != nil {
 				hint[i] = con.Tri
 			}

@@ -137,17 +137,25 @@ func NewBVH(verts []geom.Vec3, tris [][3]int32) *BVH {
 		b.split(0, 0)
 		slices.Reverse(b.top)
 	}
+	// Per node its parent and leaf number; per leaf its distinct vertices;
+	// per slot its leaf node; per input triangle its slot.
+	b.parent = make([]int32, len(b.nodes))
 	b.leafNum = make([]int32, len(b.nodes))
 	b.leafStart = []int32{0}
+	b.slotOf = make([]int32, nt)
+	b.leafOf = make([]int32, nt)
+	b.parent[0] = -1
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		b.leafNum[i] = -1
 		if n.count == 0 {
+			b.parent[i+1], b.parent[n.idx] = int32(i), int32(i)
 			continue
 		}
 		b.leafNum[i] = int32(len(b.leafStart) - 1)
 		lo := len(b.leafVert)
 		for s := n.idx; s < n.idx+n.count; s++ {
+			b.slotOf[b.ids[s]], b.leafOf[s] = s, int32(i)
 			for _, v := range b.tris[s] {
 				if !slices.Contains(b.leafVert[lo:], v) {
 					b.leafVert = append(b.leafVert, v)
@@ -156,20 +164,6 @@ func NewBVH(verts []geom.Vec3, tris [][3]int32) *BVH {
 		}
 		slices.Sort(b.leafVert[lo:])
 		b.leafStart = append(b.leafStart, int32(len(b.leafVert)))
-	}
-	b.parent = make([]int32, len(b.nodes))
-	b.slotOf = make([]int32, nt)
-	b.leafOf = make([]int32, nt)
-	b.parent[0] = -1
-	for i := range b.nodes {
-		n := &b.nodes[i]
-		if n.count > 0 {
-			for s := n.idx; s < n.idx+n.count; s++ {
-				b.slotOf[b.ids[s]], b.leafOf[s] = s, int32(i)
-			}
-			continue
-		}
-		b.parent[i+1], b.parent[n.idx] = int32(i), int32(i)
 	}
 	b.Refit(verts)
 	return b

@@ -3,7 +3,6 @@ package scene
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/pleat-dev/pleat/collide"
@@ -73,12 +72,12 @@ type armSide struct {
 // ClearArms abducts the shoulders, frame by frame, by the smallest angle
 // that keeps the skin of the forearms and hands at least margin metres
 // from the skin of the torso and legs, and the skin of the lower part of
-// the upper arms at least min(margin, UpperArmClearance) from them. Mocap retargeted onto a body of
-// other proportions often swings the hands through the hips and thighs (the
-// CMU walk on the MakeHuman body: up to 1,000 hand and forearm vertices
-// 35 mm inside the hips at every arm swing), and no garment can be
-// simulated between two intersecting body parts: a sleeve cuff there is
-// inside the body whatever the solver does.
+// the upper arms at least min(margin, UpperArmClearance) from them. Mocap
+// retargeted onto a body of other proportions often swings the hands
+// through the hips and thighs (the CMU walk on the MakeHuman body: up to
+// 1,000 hand and forearm vertices 35 mm inside the hips at every arm
+// swing), and no garment can be simulated between two intersecting body
+// parts: a sleeve cuff there is inside the body whatever the solver does.
 //
 // The upper-arm joints are found by name (CMU/Mixamo "LeftArm",
 // MakeHuman "upperarm01.L", ...: a name containing "arm" but not "fore" or
@@ -100,7 +99,12 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 	if ch.Weights.NumVerts() != nv {
 		return rep, false, fmt.Errorf("scene: %d weight lists for %d body vertices", ch.Weights.NumVerts(), nv)
 	}
-	armW := make([][2]float64, nv) // weight on each arm's subtree below the arm joint, and including it
+	// Per vertex and arm: the weight on the arm's subtree below the arm
+	// joint, the weight on the arm joint itself, and whether any weight is
+	// on the arm (joint or below: the vertex moves when the arm does).
+	armW := make([][2]float64, nv)
+	jointW := make([][2]float64, nv)
+	onArm := make([][2]bool, nv)
 	var excl []bool
 	{
 		excl = make([]bool, sk.NumJoints())
@@ -121,8 +125,13 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		inArm, out := [2]float64{}, 0.0
 		for k, j := range js {
 			for si, a := range sides {
-				if a.subtree[j] && int(j) != a.joint {
+				switch {
+				case int(j) == a.joint:
+					jointW[v][si] += float64(ws[k])
+					onArm[v][si] = true
+				case a.subtree[j]:
 					inArm[si] += float64(ws[k])
+					onArm[v][si] = true
 				}
 			}
 			if !excl[j] {
@@ -158,7 +167,7 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 				all = append(all, int32(v))
 				continue
 			}
-			if l2 > 0 && weightOn(ch.Weights, v, a.joint) >= 0.5 && ch.Body.Verts[v].Sub(sh).Dot(axis) >= upperArmFrom*l2 {
+			if l2 > 0 && jointW[v][si] >= 0.5 && ch.Body.Verts[v].Sub(sh).Dot(axis) >= upperArmFrom*l2 {
 				upper = append(upper, int32(v))
 			}
 		}
@@ -190,12 +199,8 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 			inObst[t[0]], inObst[t[1]], inObst[t[2]] = true, true, true
 		}
 		for v := 0; v < nv; v++ {
-			if !inObst[v] {
-				continue
-			}
-			js, _ := ch.Weights.Influences(v)
-			for si, a := range sides {
-				if slices.ContainsFunc(js, func(j int32) bool { return a.subtree[j] }) {
+			for si := range sides {
+				if inObst[v] && onArm[v][si] {
 					moves[si] = append(moves[si], int32(v))
 				}
 			}
@@ -331,17 +336,6 @@ func abduct(sk *skel.Skeleton, p *skel.Pose, world []geom.Rigid, a armSide, angl
 		g = world[jt.Parent].R.Mul(g)
 	}
 	p.Rot[j] = g.Conj().Mul(q).Mul(g).Mul(p.Rot[j]).Normalize()
-}
-
-// weightOn returns vertex v's weight on joint j.
-func weightOn(w skel.Weights, v, j int) float64 {
-	js, ws := w.Influences(v)
-	for k, jk := range js {
-		if int(jk) == j {
-			return float64(ws[k])
-		}
-	}
-	return 0
 }
 
 // lbs1 skins one vertex.
