@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pleat-dev/pleat/cloth"
@@ -345,12 +346,16 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// t1 while also() runs (the attachment targets).
 	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
 		if group == nil {
-			also()
+			if also != nil {
+				also()
+			}
 			return
 		}
-		if workers <= 1 {
+		if workers <= 1 || also == nil {
 			group.SetFrames(prev, next, t0, t1)
-			also()
+			if also != nil {
+				also()
+			}
 			return
 		}
 		var wg sync.WaitGroup
@@ -666,6 +671,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// the others' states at its start, snaps), so the result does not
 	// depend on the number of goroutines.
 	stepStats := make([]cloth.StepStats, len(cloths))
+	var pre ahead // the coming frame's preparation (see ahead)
 	stepErrs := make([]error, len(cloths))
 	concurrent := len(cloths) > 1 && workers > 1
 	step := func(dt float64, minSub int, st *FrameStats) error {
@@ -683,8 +689,15 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			}
 			if concurrent {
 				var wg sync.WaitGroup
+				var busy atomic.Int32
+				busy.Store(int32(len(cloths)))
 				for i, c := range cloths {
-					wg.Go(func() { stepStats[i], stepErrs[i] = c.Step(h) })
+					wg.Go(func() {
+						stepStats[i], stepErrs[i] = c.Step(h)
+						if busy.Add(-1) > 0 {
+							pre.help(&busy)
+						}
+					})
 				}
 				wg.Wait()
 			} else {
@@ -737,15 +750,15 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// setTargets sets the attachment targets at the end of the coming frame
 	// from the body's vertex positions then.
 	var pushBuf []geom.Vec3
-	setTargets := func(bodyX []geom.Vec3) {
+	setTargets := func(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 		for i := range pieces {
-			skinBuf[i] = skinBuf[i][:0]
+			dst[i] = dst[i][:0]
 			for _, b := range binds[i] {
-				skinBuf[i] = append(skinBuf[i], b.point(bodyX, colMesh.Tris))
+				dst[i] = append(dst[i], b.point(bodyX, colMesh.Tris))
 			}
-			rot, tr := rigidFit(loopRest[i], skinBuf[i])
+			rot, tr := rigidFit(loopRest[i], dst[i])
 			for j, p := range loopRest[i] {
-				skinBuf[i][j] = rot.Rotate(p).Add(tr)
+				dst[i][j] = rot.Rotate(p).Add(tr)
 			}
 		}
 		// A target closer to the skin than the safety distance (or a
@@ -765,14 +778,14 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		tgtBody.Update(0)
 		for i := range pieces {
 			push := pushBuf[:0]
-			for _, p := range skinBuf[i] {
+			for _, p := range dst[i] {
 				var d geom.Vec3
 				if con, ok := tgtBody.Query(p, 2*thick); ok && con.Dist < thick {
 					d = con.Normal.Scale(min(thick-con.Dist, thick))
 				}
 				push = append(push, d)
 			}
-			keepLoop(skinBuf[i], push, loopRest[i], pairs[i], strainMargin*strainLimit)
+			keepLoop(dst[i], push, loopRest[i], pairs[i], strainMargin*strainLimit)
 			pushBuf = push
 		}
 	}
@@ -796,7 +809,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			pose.Root = s.Clip.Poses[0].Root.Add(settleOffset(float64(k) / float64(n)))
 			skin := skinOf(pose)
 			nextB = bodyOf(skin, nextB)
-			setBodies(prevB, nextB, t, t+1/fps, func() { setTargets(nextB) })
+			setBodies(prevB, nextB, t, t+1/fps, func() { setTargets(nextB, skinBuf) })
 			if err := step(1/fps, 0, &st0); err != nil {
 				return nil, err
 			}
@@ -823,7 +836,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			cloths[i].LimitStrain()
 		}
 		addAttachments(body0)
-		setTargets(body0)
+		setTargets(body0, skinBuf)
 		for i, p := range pieces {
 			tgtPrev[i] = tgtPrev[i][:0]
 			for _, v := range p.Attach {
@@ -838,6 +851,20 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 
 	prev := body0
 	var next []geom.Vec3
+	// The coming frame's body and targets (see ahead): the clip's skinning
+	// transforms at preFrame, the body skinned in chunks, then the targets.
+	var (
+		preFrame int
+		preSkin  []geom.Rigid
+		preX     = make([]geom.Vec3, len(colMesh.Verts))
+		skinNext = make([][]geom.Vec3, len(pieces))
+	)
+	const preChunk = 512
+	pre.add(0, func() { preSkin = skel.SkinMatrices(sk, s.Clip.Poses[preFrame], preSkin) })
+	for lo := 0; lo < len(preX); lo += preChunk {
+		pre.add(1, func() { skel.LBSPart(colMesh.Verts, colW, preSkin, preX, lo, min(lo+preChunk, len(preX))) })
+	}
+	pre.add(len(pre.tasks), func() { setTargets(preX, skinNext) })
 	for f := 1; f < frames; f++ {
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
@@ -848,8 +875,22 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		st := FrameStats{Frame: f}
 		t0 := cloths[0].Time
 		t1 := t0 + 1/fps
-		next = bodyAt(f, next)
-		setBodies(prev, next, t0, t1, func() { setTargets(next) })
+		if pre.armed && preFrame == f {
+			pre.finish()
+			next, preX = preX, next
+			skinBuf, skinNext = skinNext, skinBuf
+			setBodies(prev, next, t0, t1, nil)
+		} else {
+			next = bodyAt(f, next)
+			setBodies(prev, next, t0, t1, func() { setTargets(next, skinBuf) })
+		}
+		if concurrent && f+1 < frames {
+			if len(preX) != len(colMesh.Verts) {
+				preX = make([]geom.Vec3, len(colMesh.Verts))
+			}
+			preFrame = f + 1
+			pre.arm()
+		}
 		if err := step(t1-t0, minSub[f], &st); err != nil {
 			return res, err
 		}

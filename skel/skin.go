@@ -135,6 +135,27 @@ func LBS(rest []geom.Vec3, w Weights, skin []geom.Rigid, dst []geom.Vec3) []geom
 	return skinSerial(rest, w, skin, dst, false, false)
 }
 
+// LBSPart computes vertices [lo, hi) of LBS into dst[lo:hi], exactly as
+// LBS computes them, and leaves the rest of dst alone. dst must hold
+// len(rest) vertices. It lets a caller spread one skinning over chunks that
+// it schedules itself (sim prepares a coming frame's body in the time its
+// goroutines would otherwise wait). It panics if len(rest) ≠ w.NumVerts(),
+// len(dst) ≠ len(rest) or [lo, hi) is not within it.
+func LBSPart(rest []geom.Vec3, w Weights, skin []geom.Rigid, dst []geom.Vec3, lo, hi int) {
+	checkSkin(rest, w)
+	if len(dst) != len(rest) || lo < 0 || hi > len(rest) || lo > hi {
+		panic("skel: LBSPart range or destination out of bounds")
+	}
+	var buf [stackJoints]affine
+	s := buf[:0]
+	if len(skin) > stackJoints {
+		s = make([]affine, 0, len(skin))
+	}
+	s = s[:len(skin)]
+	toAffine(s, skin)
+	lbsRange(dst, rest, w, s, false, lo, hi)
+}
+
 // LBSNormals skins normals the way LBS skins positions: each normal is
 // multiplied by the cofactor (inverse transpose times determinant) of the
 // blended 3x3 part Σᵢ wᵢRᵢ and normalised. For a single influence this is

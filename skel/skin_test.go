@@ -132,10 +132,44 @@ func TestParallelDeterministic(t *testing.T) {
 	}
 }
 
+func TestLBSPart(t *testing.T) {
+	rest, w, skin := rig(1001, 4)
+	want := LBS(rest, w, skin, nil)
+	for _, chunk := range []int{1, 7, 500, 1001, 4096} {
+		got := make([]geom.Vec3, len(rest))
+		for lo := 0; lo < len(rest); lo += chunk {
+			LBSPart(rest, w, skin, got, lo, min(lo+chunk, len(rest)))
+		}
+		for v := range want {
+			if got[v] != want[v] {
+				t.Fatalf("chunk %d: vertex %d %v != LBS %v", chunk, v, got[v], want[v])
+			}
+		}
+	}
+	// Only the range is written.
+	got := make([]geom.Vec3, len(rest))
+	LBSPart(rest, w, skin, got, 10, 20)
+	for v := range got {
+		if in, written := v >= 10 && v < 20, got[v] != (geom.Vec3{}); in != written {
+			t.Fatalf("vertex %d written=%v, want %v", v, written, in)
+		}
+	}
+	for _, r := range [][2]int{{-1, 3}, {5, 1002}, {9, 8}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("range %v: no panic", r)
+				}
+			}()
+			LBSPart(rest, w, skin, got, r[0], r[1])
+		}()
+	}
+}
+
 func TestSkinNoAllocs(t *testing.T) {
 	rest, w, skin := rig(1000, 4)
 	dst := make([]geom.Vec3, len(rest))
-	if a := testing.AllocsPerRun(10, func() { LBS(rest, w, skin, dst); DQS(rest, w, skin, dst) }); a != 0 {
+	if a := testing.AllocsPerRun(10, func() { LBS(rest, w, skin, dst); DQS(rest, w, skin, dst); LBSPart(rest, w, skin, dst, 3, 900) }); a != 0 {
 		t.Errorf("serial skinning allocates %g times", a)
 	}
 }
