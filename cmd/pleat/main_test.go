@@ -84,6 +84,36 @@ func TestInspectAndConvert(t *testing.T) {
 	}
 }
 
+// TestCPUProfile: --cpuprofile writes a pprof profile (gzip) whether the
+// command succeeds or fails, and an unwritable path is a clear error.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "tri.obj")
+	os.WriteFile(obj, []byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		file string
+		fail bool
+	}{
+		{"ok", obj, false},
+		{"failing command", filepath.Join(dir, "missing.obj"), true},
+	} {
+		prof := filepath.Join(dir, tc.name+".prof")
+		_, err := run(t, "--cpuprofile", prof, "inspect", tc.file)
+		if (err != nil) != tc.fail {
+			t.Fatalf("%s: error %v", tc.name, err)
+		}
+		b, rerr := os.ReadFile(prof)
+		if rerr != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: profile %s not written as gzip (%d bytes, %v)", tc.name, prof, len(b), rerr)
+		}
+	}
+	bad := filepath.Join(dir, "no", "such", "dir", "x.prof")
+	if _, err := run(t, "--cpuprofile", bad, "inspect", obj); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("unwritable profile path: error %v should name it", err)
+	}
+}
+
 func TestInspectBaseOBJ(t *testing.T) {
 	dir := os.Getenv("PLEAT_ASSETS")
 	if dir == "" {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -13,7 +15,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-func newRootCmd() *cobra.Command {
+func newRootCmd() *rootCmd {
 	root := &cobra.Command{
 		Use:   "pleat",
 		Short: "Animate fitted garments on motion-captured characters, with wrinkles",
@@ -27,8 +29,51 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	r := &rootCmd{Command: root}
+	// --cpuprofile writes a pprof CPU profile of any command: for finding
+	// where time goes, and for regenerating default.pgo (see README).
+	root.PersistentFlags().StringVar(&r.profile, "cpuprofile", "", "write a CPU profile (pprof format) of the command to this file")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return r.startProfile() }
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newPoseCmd(), newRenderCmd(), newCompressCmd(), newDecompressCmd(), newServeCmd(), newSimulateCmd(), newDemoCmd(), newBenchCmd())
-	return root
+	return r
+}
+
+// rootCmd is the pleat command; its Execute also ends the --cpuprofile
+// profile, whether the command succeeded or not.
+type rootCmd struct {
+	*cobra.Command
+	profile  string
+	profFile *os.File
+}
+
+func (r *rootCmd) startProfile() error {
+	if r.profile == "" {
+		return nil
+	}
+	f, err := os.Create(r.profile)
+	if err != nil {
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--cpuprofile %s: %w", r.profile, err)
+	}
+	r.profFile = f
+	return nil
+}
+
+// Execute runs the command and writes out the CPU profile if one was asked
+// for.
+func (r *rootCmd) Execute() error {
+	err := r.Command.Execute()
+	if r.profFile != nil {
+		pprof.StopCPUProfile()
+		if cerr := r.profFile.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--cpuprofile %s: %w", r.profile, cerr)
+		}
+		r.profFile = nil
+	}
+	return err
 }
 
 // newBar returns a progress bar on stderr for n steps. It draws only when
