@@ -34,8 +34,7 @@ func Shirt(b *Body, opts GarmentOptions) (*Garment, error) {
 		clr = 0.012
 	}
 	const h0, n0 = 0.024, 1992 // default spacing and the count it gives at 1.75 m
-	h := garmentSpacing(opts, h0*b.sh.s, n0)
-	g := shirtPanels(b.sh, h, clr+opts.Ease)
+	g := spacedPanels(opts, h0*b.sh.s, n0, func(h float64) *panelGrid { return shirtPanels(b.sh, h, clr+opts.Ease) })
 	return finish(b, "shirt", g, clr, 3)
 }
 
