@@ -387,6 +387,10 @@ func (b *Body) at(i int, a float64) geom.Vec3 {
 	return b.prev[i].Lerp(b.next[i], a)
 }
 
+// dispSlack (m) covers the rounding of interpolated positions in the
+// displacement bound of updateShared.
+const dispSlack = 1e-12
+
 // updateShared is Update for a member of a BodyGroup: the positions at t
 // and their refitted BVH are taken from the group, computed by the first
 // member to get there (bit-identical to the member's own).
@@ -407,11 +411,19 @@ func (b *Body) updateShared(t, a float64) {
 		}
 	}
 	f := b.group.acquire(b.epoch, t, b, a)
-	m := 0.0
-	for i, p := range b.x {
-		m = max(m, f.x[i].Dist2(p))
+	if c := b.cur; c != nil && c.epoch == b.epoch {
+		// Both fits interpolate the same frames: every vertex moved by
+		// |Δα|·|next−prev| ≤ |Δα|·maxSpeed·(t1−t0), up to the rounding of
+		// the interpolation (far below dispSlack). One bound instead of a
+		// pass over the vertices per member and substep.
+		b.moved += math.Abs(a-c.a)*b.maxSpeed*(b.t1-b.t0)*(1+1e-12) + dispSlack
+	} else {
+		m := 0.0
+		for i, p := range b.x {
+			m = max(m, f.x[i].Dist2(p))
+		}
+		b.moved += math.Sqrt(m)
 	}
-	b.moved += math.Sqrt(m)
 	if b.cur != nil {
 		b.group.release(b.cur)
 	}
