@@ -87,7 +87,9 @@ type Body struct {
 	fresh    bool    // x and bvh match time
 	fitted   bool    // bvh fits x
 	maxSpeed float64 // max |vel|, m/s
-	moved    float64 // sum over Updates of the largest vertex displacement, m
+	moved    float64 // sum over Updates of a bound on the largest vertex displacement, m
+	xa       float64 // interpolation parameter of x ...
+	xInterp  bool    // ... when x interpolates the current frames
 
 	follow    *cloth.Cloth
 	snap      *Snapshot // read instead of follow when set
@@ -240,7 +242,7 @@ func (b *Body) SetFrame(verts []geom.Vec3) {
 	copy(b.prev, verts)
 	copy(b.next, verts)
 	clear(b.vel)
-	b.interp, b.maxSpeed, b.fresh, b.epoch = false, 0, false, 0
+	b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = false, 0, false, 0, false
 }
 
 // SetFrames makes the body move linearly from prev at time t0 to next at
@@ -253,7 +255,7 @@ func (b *Body) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	b.checkLen(next)
 	b.ownFrames()
 	speed := setFrames(b.prev, b.next, b.vel, prev, next, t0, t1)
-	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, speed, false, 0
+	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = t0, t1, true, speed, false, 0, false
 }
 
 // setFrames copies prev and next into dprev and dnext, sets vel to the
@@ -290,7 +292,7 @@ func (b *Body) SetState(x, v []geom.Vec3) {
 			m = max(m, u.Len2())
 		}
 	}
-	b.interp, b.maxSpeed, b.fresh, b.epoch = false, math.Sqrt(m), false, 0
+	b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = false, math.Sqrt(m), false, 0, false
 }
 
 // MaxSpeed returns the largest vertex speed of the current motion, m/s.
@@ -344,11 +346,14 @@ func (b *Body) Update(t float64) {
 		b.updateShared(t, a)
 		return
 	}
+	bounded := b.xInterp && b.interp
 	m := 0.0
 	own := b.own
 	for i, p := range b.x {
 		q := b.at(i, a)
-		m = max(m, q.Dist2(p))
+		if !bounded {
+			m = max(m, q.Dist2(p))
+		}
 		own[i] = q
 	}
 	if b.cur != nil {
@@ -356,14 +361,31 @@ func (b *Body) Update(t float64) {
 		b.group.release(b.cur)
 		b.cur, b.x, b.bvh, b.fitted = nil, own, b.ownBVH, false
 	}
-	b.moved += math.Sqrt(m)
+	disp := math.Sqrt(m)
+	if bounded {
+		disp = b.moveBound(b.xa, a)
+	}
+	b.moved += disp
 	// Unmoved (the first substep of a frame starts where the last one of
 	// the frame before ended): the BVH still fits.
-	if m > 0 || !b.fitted {
+	if disp > 0 || !b.fitted {
 		b.refit()
 		b.fitted = true
 	}
 	b.time, b.fresh = t, true
+	b.xa, b.xInterp = a, b.interp
+}
+
+// moveBound bounds the displacement of every vertex from interpolation
+// parameter a0 to a of the current frames: |a−a0|·|next−prev| ≤
+// |a−a0|·maxSpeed·(t1−t0), plus the rounding of the interpolation (far
+// below dispSlack). It spares a pass over the vertices per Update, four
+// per substep of a coarse frame's two group members.
+func (b *Body) moveBound(a0, a float64) float64 {
+	if a == a0 {
+		return 0 // the same positions, bit for bit
+	}
+	return math.Abs(a-a0)*b.maxSpeed*(b.t1-b.t0)*(1+1e-12) + dispSlack
 }
 
 // refit refits the BVH to x, on up to Workers goroutines.
@@ -407,16 +429,13 @@ func (b *Body) updateShared(t, a float64) {
 		}
 		if same {
 			b.time, b.fresh = t, true
+			b.xa, b.xInterp = 0, true
 			return
 		}
 	}
 	f := b.group.acquire(b.epoch, t, b, a)
-	if c := b.cur; c != nil && c.epoch == b.epoch {
-		// Both fits interpolate the same frames: every vertex moved by
-		// |Δα|·|next−prev| ≤ |Δα|·maxSpeed·(t1−t0), up to the rounding of
-		// the interpolation (far below dispSlack). One bound instead of a
-		// pass over the vertices per member and substep.
-		b.moved += math.Abs(a-c.a)*b.maxSpeed*(b.t1-b.t0)*(1+1e-12) + dispSlack
+	if b.xInterp {
+		b.moved += b.moveBound(b.xa, a)
 	} else {
 		m := 0.0
 		for i, p := range b.x {
@@ -429,6 +448,7 @@ func (b *Body) updateShared(t, a float64) {
 	}
 	b.cur, b.x, b.bvh, b.fitted = f, f.x, f.bvh, true
 	b.time, b.fresh = t, true
+	b.xa, b.xInterp = a, true
 }
 
 // Positions returns the body's positions at the time of the last Update

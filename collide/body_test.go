@@ -3,6 +3,7 @@ package collide
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
@@ -189,6 +190,45 @@ func TestBodyFramesSubstepEnds(t *testing.T) {
 			}
 		}
 		b.moved = 0
+	}
+}
+
+// TestBodyMovedBound: Update's displacement bookkeeping (moved, which the
+// colliders' skip tests subtract from their distance bounds) is never less
+// than the largest vertex displacement, and only slightly more, both for a
+// body on its own and for group members; an Update to the same positions
+// adds nothing.
+func TestBodyMovedBound(t *testing.T) {
+	m := mesh.UVSphere(0.3, 8, 12)
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := make([]geom.Vec3, len(m.Verts))
+	for i, p := range m.Verts {
+		next[i] = p.Add(geom.V(rng.Float64()-0.5, rng.Float64()-0.5, rng.Float64()-0.5).Scale(0.04))
+	}
+	own := mustBody(m)
+	members := []*Body{mustBody(m), mustBody(m)}
+	g, err := NewBodyGroup(members...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.SetFrames(m.Verts, next, 0, 1)
+	g.SetFrames(m.Verts, next, 0, 1)
+	for _, b := range []*Body{own, members[0]} {
+		b.Update(0)
+		last := slices.Clone(b.Positions())
+		for _, tt := range []float64{0.3, 0.3000001, 0.9, 0.2, 1, 1.5} {
+			before := b.moved
+			b.Update(tt)
+			exact := 0.0
+			for i, p := range b.Positions() {
+				exact = max(exact, p.Dist(last[i]))
+			}
+			got := b.moved - before
+			if got < exact || got > exact*(1+1e-9)+1e-9 {
+				t.Errorf("t=%g: moved %.17g, largest displacement %.17g", tt, got, exact)
+			}
+			last = slices.Clone(b.Positions())
+		}
 	}
 }
 

@@ -74,7 +74,7 @@ func (g *BodyGroup) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	g.epoch++
 	for _, b := range g.bodies {
 		b.prev, b.next, b.vel, b.sharedFrames = g.prev, g.next, g.vel, true
-		b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch = t0, t1, true, speed, false, g.epoch
+		b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = t0, t1, true, speed, false, g.epoch, false
 	}
 }
 
