@@ -326,7 +326,6 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 				continue
 			}
 			R := r + farFactor*band
-			st.query = true
 			var con Contact
 			var ok bool
 			if st.endOK && moved == 0 && x == c.xEnd[i] {
@@ -335,8 +334,21 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 				con = c.endCon[i]
 				ok = math.Abs(con.Dist) <= R
 			} else {
+				// The BVH's top boxes (8 box tests, a tenth of a search)
+				// often prove that nothing is within R, and by how much:
+				// a shirt vertex on the chest is far from the trousers it
+				// collides with, whose fast ankles make the distance bound
+				// run out every substep. 270 of the 331 searches per
+				// substep of the coarse suit's layer collider found nothing
+				// before this test.
+				if lb := b.bvh.LowerBound(x); lb > R {
+					st.endOK = false
+					st.free, st.d0 = lb, lb
+					continue
+				}
 				con, ok = b.queryHint(x, R, st.hint)
 			}
+			st.query = true
 			st.endOK = false
 			if !ok {
 				st.free, st.d0 = R, R

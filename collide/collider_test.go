@@ -215,3 +215,35 @@ func TestPenaltyContacts(t *testing.T) {
 		}
 	}
 }
+
+// TestFarVerticesNotSearched: vertices that the body's top boxes prove far
+// away are not searched, even while a fast body part (here the whole
+// sphere, sliding sideways at 6 m/s) makes the distance bound run out
+// every substep; the cloth is untouched by contacts.
+func TestFarVerticesNotSearched(t *testing.T) {
+	m := sheet(0.5, 0.5, 8, 8, 2)
+	c, err := cloth.NewCloth(m, material(), cloth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sphere := mesh.UVSphere(0.3, 8, 16)
+	body := mustBody(sphere)
+	col := NewCollider(body, Params{})
+	c.Hooks = append(c.Hooks, col)
+	at := func(x float64) []geom.Vec3 {
+		v := make([]geom.Vec3, len(sphere.Verts))
+		for i, p := range sphere.Verts {
+			v[i] = p.Add(geom.V(x, 0, 0))
+		}
+		return v
+	}
+	for f := 0; f < 5; f++ {
+		body.SetFrames(at(0.2*float64(f)), at(0.2*float64(f+1)), c.Time, c.Time+1.0/30)
+		if _, err := c.Step(1.0 / 30); err != nil {
+			t.Fatal(err)
+		}
+		if s := col.Stats(); s.Queried != 0 || s.Contacts != 0 {
+			t.Errorf("frame %d: %d vertices searched, %d contacts, 1.4 m above the body", f, s.Queried, s.Contacts)
+		}
+	}
+}

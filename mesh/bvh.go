@@ -465,6 +465,20 @@ func (b *BVH) ClosestPointWithin(p geom.Vec3, maxDist float64) (Hit, bool) {
 	return b.closest(p, math.Nextafter(maxDist*maxDist, math.Inf(1)))
 }
 
+// LowerBound returns a lower bound of the distance from p to the mesh: the
+// distance to the nearest box of the subtrees Refit is split into (at most
+// 2^3 box tests; every triangle lies in one of them). A query that finds
+// nothing within maxDist proves only maxDist; this often proves far more
+// for a point off to one side of the mesh. It returns +Inf for an empty
+// BVH.
+func (b *BVH) LowerBound(p geom.Vec3) float64 {
+	best := math.Inf(1)
+	for _, pr := range b.parts {
+		best = min(best, bvhBoxDist2(&b.nodes[pr[0]], p))
+	}
+	return math.Sqrt(best)
+}
+
 // closest finds the closest point with Dist2 < bound.
 func (b *BVH) closest(p geom.Vec3, bound float64) (Hit, bool) {
 	s := bvhSearch{p: p, best: bound, slot: -1}

@@ -295,7 +295,45 @@ func TestBVHEmpty(t *testing.T) {
 	if !b.Bounds().IsEmpty() || b.NumTris() != 0 {
 		t.Error("empty bounds or count")
 	}
+	if lb := b.LowerBound(geom.V(0, 0, 0)); !math.IsInf(lb, 1) {
+		t.Errorf("empty LowerBound = %v", lb)
+	}
 	b.Refit(nil)
+}
+
+// TestBVHLowerBound: LowerBound never exceeds the distance to the mesh,
+// is zero on it, and proves most of the distance of a far point.
+func TestBVHLowerBound(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	sphere := UVSphere(1, 16, 24)
+	sv, st := bvhSoup(rnd, 300, 0.1)
+	for _, tc := range []struct {
+		name  string
+		verts []geom.Vec3
+		tris  [][3]int32
+	}{
+		{"sphere", sphere.Verts, sphere.Tris},
+		{"soup", sv, st},
+		{"single tri", sphere.Verts, sphere.Tris[:1]},
+	} {
+		b := NewBVH(tc.verts, tc.tris)
+		for i := 0; i < 2000; i++ {
+			p := bvhRandVec(rnd, -3, 3)
+			lb, d := b.LowerBound(p), math.Sqrt(b.ClosestPoint(p).Dist2)
+			if lb > d {
+				t.Fatalf("%s: p %v: lower bound %v > distance %v", tc.name, p, lb, d)
+			}
+		}
+		for _, v := range tc.tris[0] {
+			if lb := b.LowerBound(tc.verts[v]); lb != 0 {
+				t.Errorf("%s: lower bound %v at a vertex", tc.name, lb)
+			}
+		}
+	}
+	b := NewBVH(sphere.Verts, sphere.Tris)
+	if lb := b.LowerBound(geom.V(0, 10, 0)); lb < 8.9 {
+		t.Errorf("lower bound %v for a point 9 m off the unit sphere", lb)
+	}
 }
 
 func TestBVHRaycast(t *testing.T) {
