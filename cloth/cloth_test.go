@@ -381,6 +381,31 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestSerial: a cloth runs its loops on one goroutine when it has one
+// worker or is too small for any loop to be split.
+func TestSerial(t *testing.T) {
+	for _, tc := range []struct {
+		n, workers int
+		want       bool
+	}{
+		{10, 2, true},  // 121 vertices
+		{10, 1, true},  // one worker
+		{70, 1, true},  // 5041 vertices, one worker
+		{70, 2, false}, // 5041 vertices
+		{30, 2, false}, // 961 vertices, ~6900 matrix blocks
+		{20, 2, false}, // 441 vertices, ~5700 matrix blocks (bending in the matrix)
+		{12, 2, true},  // 169 vertices
+	} {
+		s, err := SheetScene(Material{Fabric: Denim()}, tc.n, tc.n, Options{Workers: tc.workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Cloth.Serial(); got != tc.want {
+			t.Errorf("%d×%d sheet, %d workers: Serial %v, want %v", tc.n, tc.n, tc.workers, got, tc.want)
+		}
+	}
+}
+
 func TestDivergenceReported(t *testing.T) {
 	s, err := SheetScene(Material{Fabric: Denim()}, 4, 4, Options{MaxSpeed: 1e-3, MinDt: 1.0 / 240})
 	if err != nil {

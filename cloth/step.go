@@ -349,6 +349,18 @@ func (c *Cloth) kinetic() (ke, vmax float64) {
 	return ke, math.Sqrt(vmax)
 }
 
+// Serial reports whether Step runs all its loops on the calling goroutine:
+// Options.Workers is 1, or the cloth is too small for any loop to be split
+// (fewer than 4096 vertices, springs, triangles, hinges and matrix
+// blocks). A caller stepping several such cloths concurrently may keep one
+// goroutine per cloth busy without starving the cloths' own helpers.
+func (c *Cloth) Serial() bool {
+	if c.pool.workers <= 1 {
+		return true
+	}
+	return max(len(c.X), len(c.sprs), len(c.tris), len(c.hinges), len(c.sys.val)) < serialBelow
+}
+
 // KineticEnergy returns ½ Σ m|v|², J.
 func (c *Cloth) KineticEnergy() float64 { ke, _ := c.kinetic(); return ke }
 

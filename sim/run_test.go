@@ -349,26 +349,43 @@ func TestCollisionProxy(t *testing.T) {
 
 // TestPiecesConcurrent checks that stepping the pieces one after the other
 // (Workers 1) and concurrently (Workers 2) gives bit-identical frames: each
-// piece collides with the others' states at the start of the substep.
+// piece collides with the others' states at the start of the substep. The
+// coarse suit's pieces are stepped by a spinning crew (each piece's loops
+// run on one goroutine), the finer one's by a goroutine per piece and
+// substep (their loops are split over the workers).
 func TestPiecesConcurrent(t *testing.T) {
-	s, err := scene.Load(scene.Spec{Resolution: 700, End: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var runs [2]*Result
-	for k, w := range []int{1, 2} {
-		if runs[k], err = Run(context.Background(), s, Options{Workers: w}, nil); err != nil {
+	for _, tc := range []struct {
+		res    int
+		serial bool
+	}{{700, true}, {4000, false}} {
+		s, err := scene.Load(scene.Spec{Resolution: tc.res, End: 4})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if len(runs[0].Pieces) < 2 {
-		t.Fatalf("%d pieces: the scene should layer two garments", len(runs[0].Pieces))
-	}
-	for p := range runs[0].Frames {
-		for f := range runs[0].Frames[p] {
-			for v, x := range runs[0].Frames[p][f] {
-				if y := runs[1].Frames[p][f][v]; x != y {
-					t.Fatalf("piece %d frame %d vertex %d: %v with one worker, %v with two", p, f, v, x, y)
+		var runs [2]*Result
+		for k, w := range []int{1, 2} {
+			if runs[k], err = Run(context.Background(), s, Options{Workers: w}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(runs[0].Pieces) < 2 {
+			t.Fatalf("%d pieces: the scene should layer two garments", len(runs[0].Pieces))
+		}
+		// Edges (stretch springs) per piece: a piece with 4096 or more
+		// splits its loops (cloth.Cloth.Serial).
+		edges := 0
+		for _, p := range runs[0].Pieces {
+			edges = max(edges, 3*len(p.Mesh.Tris)/2)
+		}
+		if serial := edges < 4096; serial != tc.serial {
+			t.Fatalf("resolution %d: up to %d edges per piece, want pieces serial=%v", tc.res, edges, tc.serial)
+		}
+		for p := range runs[0].Frames {
+			for f := range runs[0].Frames[p] {
+				for v, x := range runs[0].Frames[p][f] {
+					if y := runs[1].Frames[p][f][v]; x != y {
+						t.Fatalf("resolution %d: piece %d frame %d vertex %d: %v with one worker, %v with two", tc.res, p, f, v, x, y)
+					}
 				}
 			}
 		}
