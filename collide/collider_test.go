@@ -107,13 +107,7 @@ func TestMovingSpherePushesCloth(t *testing.T) {
 	body := mustBody(sm)
 	col := NewCollider(body, Params{})
 	c.Hooks = append(c.Hooks, col)
-	at := func(y float64) []geom.Vec3 {
-		v := make([]geom.Vec3, len(sm.Verts))
-		for i, p := range sm.Verts {
-			v[i] = p.Add(geom.V(0, y, 0))
-		}
-		return v
-	}
+	at := func(y float64) []geom.Vec3 { return translated(sm.Verts, geom.V(0, y, 0)) }
 	const dt, speed = 1.0 / 30, 1.5
 	y0 := -0.21
 	for f := 0; f < 6; f++ {
@@ -230,13 +224,7 @@ func TestFarVerticesNotSearched(t *testing.T) {
 	body := mustBody(sphere)
 	col := NewCollider(body, Params{})
 	c.Hooks = append(c.Hooks, col)
-	at := func(x float64) []geom.Vec3 {
-		v := make([]geom.Vec3, len(sphere.Verts))
-		for i, p := range sphere.Verts {
-			v[i] = p.Add(geom.V(x, 0, 0))
-		}
-		return v
-	}
+	at := func(x float64) []geom.Vec3 { return translated(sphere.Verts, geom.V(x, 0, 0)) }
 	for f := 0; f < 5; f++ {
 		body.SetFrames(at(0.2*float64(f)), at(0.2*float64(f+1)), c.Time, c.Time+1.0/30)
 		if _, err := c.Step(1.0 / 30); err != nil {

@@ -99,6 +99,15 @@ func incline(theta float64) *mesh.Mesh {
 
 func material() cloth.Material { return cloth.Material{Fabric: cloth.Denim()} }
 
+// translated returns verts moved by d.
+func translated(verts []geom.Vec3, d geom.Vec3) []geom.Vec3 {
+	v := make([]geom.Vec3, len(verts))
+	for i, p := range verts {
+		v[i] = p.Add(d)
+	}
+	return v
+}
+
 func mustBody(m *mesh.Mesh) *Body {
 	b, err := NewBody(m)
 	if err != nil {

@@ -146,6 +146,12 @@ func LBSPart(rest []geom.Vec3, w Weights, skin []geom.Rigid, dst []geom.Vec3, lo
 	if len(dst) != len(rest) || lo < 0 || hi > len(rest) || lo > hi {
 		panic("skel: LBSPart range or destination out of bounds")
 	}
+	lbsSpan(dst, rest, w, skin, false, lo, hi)
+}
+
+// lbsSpan skins vertices [lo, hi) of src into dst, with the transforms'
+// affine form on the stack for up to stackJoints joints.
+func lbsSpan(dst, src []geom.Vec3, w Weights, skin []geom.Rigid, normal bool, lo, hi int) {
 	var buf [stackJoints]affine
 	s := buf[:0]
 	if len(skin) > stackJoints {
@@ -153,7 +159,7 @@ func LBSPart(rest []geom.Vec3, w Weights, skin []geom.Rigid, dst []geom.Vec3, lo
 	}
 	s = s[:len(skin)]
 	toAffine(s, skin)
-	lbsRange(dst, rest, w, s, false, lo, hi)
+	lbsRange(dst, src, w, s, normal, lo, hi)
 }
 
 // LBSNormals skins normals the way LBS skins positions: each normal is
@@ -194,14 +200,7 @@ func skinSerial(src []geom.Vec3, w Weights, skin []geom.Rigid, dst []geom.Vec3, 
 		dqsRange(dst, src, w, s, normal, 0, len(src))
 		return dst
 	}
-	var buf [stackJoints]affine
-	s := buf[:0]
-	if len(skin) > stackJoints {
-		s = make([]affine, 0, len(skin))
-	}
-	s = s[:len(skin)]
-	toAffine(s, skin)
-	lbsRange(dst, src, w, s, normal, 0, len(src))
+	lbsSpan(dst, src, w, skin, normal, 0, len(src))
 	return dst
 }
 
