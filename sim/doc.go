@@ -22,7 +22,11 @@
 // in threads synchronised after every step): each collides with the
 // others' states at the start of the substep (collide.Snapshot) and with
 // its own copy of the body, so results do not depend on the number of
-// goroutines. A frame takes one substep per 1/60 s by default, and more
+// goroutines. Small pieces (each stepping on one goroutine) keep their
+// goroutines for the frame, waiting for the next substep by spinning. A
+// piece done before the others prepares the coming frame (its skinned
+// collision body and attachment targets, which depend only on the clip)
+// instead of waiting. A frame takes one substep per 1/60 s by default, and more
 // where the clip moves the garments' skinned shapes more than 10 cm per
 // substep (a kick's swing, a clip played fast; at most 32 per frame).
 //
