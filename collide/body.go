@@ -346,7 +346,7 @@ func (b *Body) Update(t float64) {
 		b.updateShared(t, a)
 		return
 	}
-	bounded := b.xInterp && b.interp
+	bounded := b.xInterp // reset by every Set…: x interpolates these frames
 	m := 0.0
 	own := b.own
 	for i, p := range b.x {
@@ -409,8 +409,8 @@ func (b *Body) at(i int, a float64) geom.Vec3 {
 	return b.prev[i].Lerp(b.next[i], a)
 }
 
-// dispSlack (m) covers the rounding of interpolated positions in the
-// displacement bound of updateShared.
+// dispSlack (m) covers the rounding of interpolated positions in
+// moveBound.
 const dispSlack = 1e-12
 
 // updateShared is Update for a member of a BodyGroup: the positions at t

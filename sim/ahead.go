@@ -80,6 +80,8 @@ func (a *ahead) finish() {
 // substep, the second core's goroutine began 12–18 µs late and the caller
 // woke from WaitGroup.Wait as late again: a few per cent of a coarse
 // frame. A piece done before the others takes up pre's tasks (see ahead).
+// Pieces that split their own loops are stepped by a goroutine per piece
+// and substep instead, which use the crew's step, busy and done alone.
 type crew struct {
 	step func(i int) // steps piece i by the current substep
 	n    int

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pleat-dev/pleat/cloth"
@@ -345,14 +344,10 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	// setBodies moves the pieces' body copies from prev at t0 to next at
 	// t1 while also() runs (the attachment targets).
 	setBodies := func(prev, next []geom.Vec3, t0, t1 float64, also func()) {
-		if group == nil {
-			if also != nil {
-				also()
+		if group == nil || workers <= 1 || also == nil {
+			if group != nil {
+				group.SetFrames(prev, next, t0, t1)
 			}
-			return
-		}
-		if workers <= 1 || also == nil {
-			group.SetFrames(prev, next, t0, t1)
 			if also != nil {
 				also()
 			}
@@ -704,15 +699,9 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 				// spinning one took CPU from the others' helpers: the 25k
 				// walk was 10 % slower).
 				var wg sync.WaitGroup
-				var busy atomic.Int32
-				busy.Store(int32(len(cloths)))
-				for i, c := range cloths {
-					wg.Go(func() {
-						stepStats[i], stepErrs[i] = c.Step(h)
-						if busy.Add(-1) > 0 {
-							pre.help(&busy)
-						}
-					})
+				crw.busy.Store(int32(len(cloths)))
+				for i := range cloths {
+					wg.Go(func() { crw.step(i); crw.done() })
 				}
 				wg.Wait()
 			default:
@@ -865,7 +854,7 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	}
 
 	prev := body0
-	var next []geom.Vec3
+	next := make([]geom.Vec3, len(colMesh.Verts))
 	// The coming frame's body and targets (see ahead): the clip's skinning
 	// transforms at preFrame, the body skinned in chunks, then the targets.
 	var (
@@ -900,9 +889,6 @@ func run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			setBodies(prev, next, t0, t1, func() { setTargets(next, skinBuf) })
 		}
 		if concurrent && f+1 < frames {
-			if len(preX) != len(colMesh.Verts) {
-				preX = make([]geom.Vec3, len(colMesh.Verts))
-			}
 			preFrame = f + 1
 			pre.arm()
 		}

@@ -331,27 +331,27 @@ func garmentSpacing(opts GarmentOptions, h0 float64, n0 int) float64 {
 // accepts.
 const targetTol = 0.02
 
-// spacedPanels returns panels(h) at the spacing of garmentSpacing, refined
-// for opts.TargetVerts: the count goes as 1/h² only over the panels' area,
-// and at coarse spacings the seams, hems and cuffs add more (asked for 350
-// vertices, the shirt had 376 and the trousers 401). While the count is
-// more than targetTol off, h is scaled by √(count/target) until the target
-// is bracketed, then bisected (the count is a step function of h), at most
-// eight panels in all; the panels whose count is nearest the target are
-// returned.
-func spacedPanels(opts GarmentOptions, h0 float64, n0 int, panels func(h float64) *panelGrid) *panelGrid {
+// spacedPanels builds (welds) panels(h) at the spacing of garmentSpacing,
+// refined for opts.TargetVerts: the count goes as 1/h² only over the
+// panels' area, and at coarse spacings the seams, hems and cuffs add more
+// (asked for 350 vertices, the shirt had 376 and the trousers 401). While
+// the count is more than targetTol off, h is scaled by √(count/target)
+// until the target is bracketed, then bisected (the count is a step
+// function of h), at most eight panel sets in all; the mesh whose count is
+// nearest the target is returned, with its seam vertices.
+func spacedPanels(opts GarmentOptions, h0 float64, n0 int, panels func(h float64) *panelGrid) (*mesh.Mesh, []int32) {
 	h := garmentSpacing(opts, h0, n0)
-	g := panels(h)
+	m, seams := panels(h).build()
 	if opts.TargetVerts == 0 {
-		return g
+		return m, seams
 	}
 	target := float64(opts.TargetVerts)
-	best, bestErr := g, math.Inf(1)
+	best, bestSeams, bestErr := m, seams, math.Inf(1)
 	lo, hi := 0.0, math.Inf(1) // spacings known to give too many, too few
 	for range 8 {
-		n := float64(g.numVerts())
+		n := float64(len(m.Verts))
 		if e := math.Abs(n/target - 1); e < bestErr {
-			best, bestErr = g, e
+			best, bestSeams, bestErr = m, seams, e
 		}
 		if bestErr <= targetTol {
 			break
@@ -365,15 +365,9 @@ func spacedPanels(opts GarmentOptions, h0 float64, n0 int, panels func(h float64
 		if lo > 0 && !math.IsInf(hi, 1) {
 			h = (lo + hi) / 2
 		}
-		g = panels(h)
+		m, seams = panels(h).build()
 	}
-	return best
-}
-
-// numVerts returns the number of vertices of the welded panels.
-func (g *panelGrid) numVerts() int {
-	m, _ := g.build()
-	return len(m.Verts)
+	return best, bestSeams
 }
 
 func checkGarmentOptions(opts GarmentOptions) error {
@@ -386,9 +380,8 @@ func checkGarmentOptions(opts GarmentOptions) error {
 	return nil
 }
 
-// finish builds, fits and skins a garment from its panels.
-func finish(b *Body, name string, g *panelGrid, clr float64, iters int) (*Garment, error) {
-	m, seams := g.build()
+// finish fits and skins a garment from its welded panels.
+func finish(b *Body, name string, m *mesh.Mesh, seams []int32, clr float64, iters int) (*Garment, error) {
 	if err := fit(b, m, clr, iters); err != nil {
 		return nil, err
 	}

@@ -34,8 +34,8 @@ func Shirt(b *Body, opts GarmentOptions) (*Garment, error) {
 		clr = 0.012
 	}
 	const h0, n0 = 0.024, 1992 // default spacing and the count it gives at 1.75 m
-	g := spacedPanels(opts, h0*b.sh.s, n0, func(h float64) *panelGrid { return shirtPanels(b.sh, h, clr+opts.Ease) })
-	return finish(b, "shirt", g, clr, 3)
+	m, seams := spacedPanels(opts, h0*b.sh.s, n0, func(h float64) *panelGrid { return shirtPanels(b.sh, h, clr+opts.Ease) })
+	return finish(b, "shirt", m, seams, clr, 3)
 }
 
 func shirtPanels(sh *shape, h, off float64) *panelGrid {

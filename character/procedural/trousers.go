@@ -29,8 +29,8 @@ func Trousers(b *Body, opts GarmentOptions) (*Garment, error) {
 		clr = 0.006
 	}
 	const h0, n0 = 0.024, 1645 // default spacing and the count it gives at 1.75 m
-	g := spacedPanels(opts, h0*b.sh.s, n0, func(h float64) *panelGrid { return trouserPanels(b.sh, h, clr+opts.Ease) })
-	return finish(b, "trousers", g, clr, 3)
+	m, seams := spacedPanels(opts, h0*b.sh.s, n0, func(h float64) *panelGrid { return trouserPanels(b.sh, h, clr+opts.Ease) })
+	return finish(b, "trousers", m, seams, clr, 3)
 }
 
 func trouserPanels(sh *shape, h, off float64) *panelGrid {
