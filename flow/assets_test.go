@@ -9,6 +9,7 @@ import (
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -87,7 +88,7 @@ func TestMakeHumanWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := f.GLTF(gltfio.Mesh{Name: "body", Mesh: sc.Character.HiddenBody(g), Skin: scene.GLTFSkin(sc.Character.Weights)})
+	gs, err := f.GLTF(gltfio.Mesh{Name: "body", Mesh: sc.Character.HiddenBody(g), Skin: anim.Skin(sc.Character.Weights)})
 	if err != nil {
 		t.Fatal(err)
 	}

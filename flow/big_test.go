@@ -2,7 +2,6 @@ package flow
 
 import (
 	"bytes"
-	"github.com/pleat-dev/pleat/scene"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 )
 
 // TestBigSynthetic is the acceptance measurement on a ≥ 20k-vertex,
@@ -57,7 +57,7 @@ func TestBigSynthetic(t *testing.T) {
 	if err := f.WriteFile(filepath.Join(out, "shirt.pflow")); err != nil {
 		t.Fatal(err)
 	}
-	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: scene.GLTFSkin(s.sc.Character.Weights)}
+	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: anim.Skin(s.sc.Character.Weights)}
 	gs, err := f.GLTF(body)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
-	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/skel"
 )
 
@@ -238,7 +238,7 @@ func TestGLTFMatchesPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: scene.GLTFSkin(s.sc.Character.Weights)}
+	body := gltfio.Mesh{Name: "body", Mesh: s.sc.Character.HiddenBody(s.sc.Garments[0]), Skin: anim.Skin(s.sc.Character.Weights)}
 	gs, err := f.GLTF(body)
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestGLTFMatchesPlayer(t *testing.T) {
 	}
 	// Read back without welding differences: compare via the in-memory scene
 	// (the file's float32 data is what the reader returns).
-	p, err := scene.NewPlayer(gs, 0)
+	p, err := anim.NewPlayer(gs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

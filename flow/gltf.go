@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pleat-dev/pleat/meshio/gltfio"
-	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 )
 
 // GLTF returns f as a glTF scene that any player animates with standard
@@ -20,19 +20,19 @@ import (
 // KHR_mesh_quantization), so the .glb is about 2× the targets' .pflow size.
 func (f *Flow) GLTF(extra ...gltfio.Mesh) (*gltfio.Scene, error) {
 	sk := f.Skeleton
-	gs := &gltfio.Scene{Skeleton: scene.GLTFSkeleton(sk)}
+	gs := &gltfio.Scene{Skeleton: anim.Skeleton(sk)}
 	name := f.Name
 	if name == "" {
 		name = "garment"
 	}
-	g := gltfio.Mesh{Name: name, Mesh: f.Mesh(), Skin: scene.GLTFSkin(f.Weights)}
+	g := gltfio.Mesh{Name: name, Mesh: f.Mesh(), Skin: anim.Skin(f.Weights)}
 	for i := 0; i < f.K; i++ {
 		g.Morph = append(g.Morph, f.Target(i, nil))
 		g.MorphNames = append(g.MorphNames, fmt.Sprintf("wrinkle%02d", i))
 	}
 	gs.Meshes = append(gs.Meshes, g)
 	gs.Meshes = append(gs.Meshes, extra...)
-	a := scene.GLTFAnimation(name, sk, f.Poses, f.FPS)
+	a := anim.Animation(name, sk, f.Poses, f.FPS)
 	if f.K > 0 {
 		tr := gltfio.MorphTrack{Mesh: 0, Weights: make([][]float64, f.NumFrames())}
 		for t := range tr.Weights {

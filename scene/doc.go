@@ -3,8 +3,8 @@
 // (MakeHuman folders, glTF characters, .mhclo garments, BVH clips) or from the
 // built-in procedural default. It skins body and garments frame by frame (the
 // skinning baseline every wrinkle method is measured against), exports the
-// result as a skinned, animated glTF, and evaluates glTF animations back into
-// per-frame vertex positions for rendering.
+// result as a skinned, animated glTF (through meshio/gltfio/anim, which also
+// plays glTF files back), and renders it.
 //
 // Units are SI (metres, seconds); +Y up; the floor is y = 0 after grounding.
 package scene

@@ -9,6 +9,7 @@ import (
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/render"
 	"github.com/pleat-dev/pleat/skel"
@@ -76,7 +77,7 @@ func TestMakeHumanWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := NewPlayer(back, 0)
+	pl, err := anim.NewPlayer(back, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/meshio/obj"
 	"github.com/pleat-dev/pleat/meshio/pc2"
 	"github.com/pleat-dev/pleat/scene"
@@ -66,9 +67,9 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 		return nil, fmt.Errorf("sim: no frames to write")
 	}
 	sk := s.Character.Skeleton
-	gs := &gltfio.Scene{Skeleton: scene.GLTFSkeleton(sk)}
-	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)})
-	anim := scene.GLTFAnimation(name, sk, s.Clip.Poses[:n], r.FPS)
+	gs := &gltfio.Scene{Skeleton: anim.Skeleton(sk)}
+	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)})
+	a := anim.Animation(name, sk, s.Clip.Poses[:n], r.FPS)
 	for i, p := range r.Pieces {
 		base := r.Frames[i][0]
 		m := *p.Mesh
@@ -85,10 +86,10 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 			w[f] = make([]float64, n)
 			w[f][f] = 1
 		}
-		anim.Morphs = append(anim.Morphs, gltfio.MorphTrack{Mesh: len(gs.Meshes), Weights: w})
+		a.Morphs = append(a.Morphs, gltfio.MorphTrack{Mesh: len(gs.Meshes), Weights: w})
 		gs.Meshes = append(gs.Meshes, gm)
 	}
-	gs.Animations = []gltfio.Animation{anim}
+	gs.Animations = []gltfio.Animation{a}
 	return gs, gs.Validate()
 }
 

@@ -13,8 +13,8 @@ import (
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/meshio/pc2"
-	"github.com/pleat-dev/pleat/scene"
 )
 
 // DefaultFPS is the frame rate given to formats that store none (PC2
@@ -131,7 +131,7 @@ func (a *Animation) Bounds() (box geom.Box, span geom.Vec3, err error) {
 
 // Load opens any pleat output at path:
 //   - a glTF/GLB file, skinned, vertex-animated (morph targets) or static,
-//     played by scene.Player (its first animation);
+//     played by anim.Player (its first animation);
 //   - a PC2 point cache, with its mesh from opt.Mesh or beside it;
 //   - a folder of .obj frames with equal vertex counts, in name order;
 //   - a static OBJ or PLY mesh (one frame).
@@ -181,7 +181,7 @@ func loadGLTF(path string) (*Animation, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl, err := scene.NewPlayer(gs, 0)
+	pl, err := anim.NewPlayer(gs, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/pleat-dev/pleat/scene"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/pleat-dev/pleat/flow"
 	"github.com/pleat-dev/pleat/meshio"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/meshio/pc2"
 	"github.com/pleat-dev/pleat/report"
 	"github.com/pleat-dev/pleat/skel"
@@ -61,17 +61,17 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 			if err != nil {
 				return err
 			}
-			anim := flow.Animation{Name: strings.TrimSuffix(filepath.Base(animPath), filepath.Ext(animPath)), Frames: cache.Frames}
+			in := flow.Animation{Name: strings.TrimSuffix(filepath.Base(animPath), filepath.Ext(animPath)), Frames: cache.Frames}
 			var gw skel.Weights
 			if meshPath != "" {
-				if anim.Rest, err = meshio.Load(meshPath, meshio.Options{}); err != nil {
+				if in.Rest, err = meshio.Load(meshPath, meshio.Options{}); err != nil {
 					return err
 				}
 			} else {
-				anim.Rest, gw = s.MergedGarments()
+				in.Rest, gw = s.MergedGarments()
 			}
-			if len(anim.Rest.Verts) != cache.NumPoints {
-				return fmt.Errorf("%s: %d points per frame, but the garment rest mesh has %d vertices (give the simulated mesh with --mesh)", animPath, cache.NumPoints, len(anim.Rest.Verts))
+			if len(in.Rest.Verts) != cache.NumPoints {
+				return fmt.Errorf("%s: %d points per frame, but the garment rest mesh has %d vertices (give the simulated mesh with --mesh)", animPath, cache.NumPoints, len(in.Rest.Verts))
 			}
 			if len(cache.Frames) != len(s.Clip.Poses) {
 				return fmt.Errorf("%s: %d frames, but the motion has %d after resampling and trimming (check --fps, --start, --end)", animPath, len(cache.Frames), len(s.Clip.Poses))
@@ -87,7 +87,7 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 				}
 			}
 			start := time.Now()
-			f, err := flow.Compress(anim, rig, opt)
+			f, err := flow.Compress(in, rig, opt)
 			if err != nil {
 				return err
 			}
@@ -105,7 +105,7 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 			if gltfOut != "" {
 				var extra []gltfio.Mesh
 				if withBody {
-					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)})
+					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)})
 				}
 				gs, err := f.GLTF(extra...)
 				if err != nil {
@@ -121,7 +121,7 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 				if err != nil {
 					return fmt.Errorf("--ks: %w", err)
 				}
-				rep, err := flow.Evaluate(anim, rig, klist, opt)
+				rep, err := flow.Evaluate(in, rig, klist, opt)
 				if err != nil {
 					return err
 				}

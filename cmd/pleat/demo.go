@@ -16,6 +16,7 @@ import (
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
+	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/metrics"
 	"github.com/pleat-dev/pleat/render"
 	"github.com/pleat-dev/pleat/report"
@@ -123,7 +124,7 @@ simulation flags of pose and simulate apply.`,
 			if err := save("simulated.glb", gs); err != nil {
 				return err
 			}
-			body := gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: scene.GLTFSkin(s.Character.Weights)}
+			body := gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)}
 			if gs, err = fl.GLTF(body); err != nil {
 				return err
 			}

@@ -1,11 +1,16 @@
-package scene
+package anim
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 )
+
+// ErrFrameRange is returned by Player.Frame for a frame index outside the
+// animation.
+var ErrFrameRange = errors.New("anim: frame out of range")
 
 // Player evaluates a glTF scene's animation at its key frames: morph
 // targets, then linear blend skinning, per mesh. It plays any glTF the
@@ -29,7 +34,7 @@ func NewPlayer(s *gltfio.Scene, anim int) (*Player, error) {
 	p := &Player{s: s, anim: anim, frames: 1}
 	if len(s.Animations) > 0 {
 		if anim < 0 || anim >= len(s.Animations) {
-			return nil, fmt.Errorf("scene: animation %d out of range [0,%d)", anim, len(s.Animations))
+			return nil, fmt.Errorf("anim: animation %d out of range [0,%d)", anim, len(s.Animations))
 		}
 		p.frames = len(s.Animations[anim].Times)
 	} else {
@@ -69,7 +74,7 @@ func (p *Player) Time(f int) float64 {
 // Frame returns every mesh's vertex positions at key frame f.
 func (p *Player) Frame(f int) ([][]geom.Vec3, error) {
 	if f < 0 || f >= p.frames {
-		return nil, fmt.Errorf("%w: %d not in [0,%d)", ErrNoFrames, f, p.frames)
+		return nil, fmt.Errorf("%w: %d not in [0,%d)", ErrFrameRange, f, p.frames)
 	}
 	var a *gltfio.Animation
 	if p.anim >= 0 {
