@@ -1,6 +1,8 @@
 package character
 
 import (
+	"fmt"
+
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/skel"
@@ -35,6 +37,10 @@ type BaseMesh struct {
 	BodyVert []int32
 	// BaseVert maps a Body vertex to its base vertex.
 	BaseVert []int32
+	// Shift is the translation (metres) added to base.obj's coordinates
+	// after scaling them by MHUnit (MakeHumanOptions.Ground), so that files
+	// in base.obj's frame can be placed on the body.
+	Shift geom.Vec3
 }
 
 // Garment is a piece of clothing fitted to a character's rest pose.
@@ -47,8 +53,15 @@ type Garment struct {
 	// Weights are skinning weights for the character's skeleton, one
 	// normalised list per garment vertex, blended from the body's.
 	Weights skel.Weights
-	// Binding records how each vertex was placed on the base mesh.
+	// Binding records how each vertex was placed on the base mesh (.mhclo
+	// garments); empty for garments bound by BindMesh.
 	Binding Binding
+	// Surface records how each vertex was bound to the body surface
+	// (garments from plain meshes, BindMesh); nil for .mhclo garments.
+	Surface *SurfaceBinding
+	// Pins are the garment vertices a user asked to hold to the body (the
+	// vertices of the pin groups named when loading), sorted; nil for none.
+	Pins []int32
 	// DeleteVerts are base-mesh vertices hidden under the garment, sorted
 	// (see Character.HiddenBody).
 	DeleteVerts []int32
@@ -61,6 +74,46 @@ func (c *Character) LoadGarment(path string) (*Garment, error) {
 		return nil, perr(path, 0, "", "character %q has no MakeHuman base mesh", c.Name)
 	}
 	return LoadGarment(path, c.Base.Verts, c.Base.Weights)
+}
+
+// PinGroups sets g.Pins to the vertices of g.Mesh's groups named in names
+// (sorted, distinct) and marks each name found in found (when not nil).
+// A name that is no group of g is skipped; the error is for a group
+// holding an out-of-range triangle.
+func (g *Garment) PinGroups(names []string, found map[string]bool) error {
+	if len(names) == 0 {
+		return nil
+	}
+	pin := make([]bool, len(g.Mesh.Verts))
+	any := false
+	for _, n := range names {
+		grp := g.Mesh.Group(n)
+		if grp == nil {
+			continue
+		}
+		for _, t := range grp.Tris {
+			if t < 0 || int(t) >= len(g.Mesh.Tris) {
+				return fmt.Errorf("garment %s: group %q: triangle %d out of range", g.Name, n, t)
+			}
+			for _, v := range g.Mesh.Tris[t] {
+				pin[v] = true
+			}
+		}
+		any = true
+		if found != nil {
+			found[n] = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	g.Pins = g.Pins[:0]
+	for v, p := range pin {
+		if p {
+			g.Pins = append(g.Pins, int32(v))
+		}
+	}
+	return nil
 }
 
 // HiddenBody returns the body mesh without the triangles that touch a

@@ -45,6 +45,15 @@
 // those vertices' weights with the binding weights (BlendWeights).
 // Character.HiddenBody removes the skin a garment's delete_verts hides.
 //
+// A garment that comes as a plain mesh (OBJ, glTF) modelled on any
+// character in its rest pose is bound by Character.LoadMeshGarment: each
+// vertex to its closest point on the body surface, with its offset kept in
+// that triangle's frame (SurfaceBinding) and the body's skin weights
+// interpolated there. The garment is split into its connected pieces, named
+// by OBJ group or glTF node; named vertex groups become pins. When the
+// file's units or origin differ from the character's (decimetres, or
+// MakeHuman's base.obj frame on a grounded body), FitPlacement finds them.
+//
 // # Errors
 //
 // Bad file data gives a *ParseError naming the file, the line (for the

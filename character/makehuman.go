@@ -162,8 +162,10 @@ func LoadMakeHuman(opt MakeHumanOptions) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shift geom.Vec3
 	if opt.Ground {
 		dy := -body.Bounds().Min.Y
+		shift.Y = dy
 		for i := range full.Verts {
 			full.Verts[i].Y += dy
 		}
@@ -230,6 +232,7 @@ func LoadMakeHuman(opt MakeHumanOptions) (*Character, error) {
 			Weights:  baseW,
 			BodyVert: bodyVert,
 			BaseVert: baseVert,
+			Shift:    shift,
 		},
 	}, nil
 }

@@ -24,6 +24,11 @@ type Scene struct {
 	// Notes says what loading did that a user should know (frames dropped,
 	// resampling, grounding offset).
 	Notes []string
+	// HideCovered leaves out of exported and rendered bodies the skin that
+	// the garments' .mhclo delete_verts mark as covered (see OutputBody).
+	// Off by default: the body is whole, so no holes open where cloth
+	// lifts off it. The collision body is always whole.
+	HideCovered bool
 
 	track  geom.Vec3 // render tracking box size (lazily computed)
 	trackY float64
@@ -41,9 +46,18 @@ type Spec struct {
 	// Rig picks the MakeHuman skeleton: "cmu_mb" (default) or "default", or
 	// a path to a .mhskel.
 	Rig string
-	// Garments are .mhclo files, or garment names in the MakeHuman folder's
-	// clothes/ (e.g. "male_casualsuit02").
+	// Garments are .mhclo files, garment names in the MakeHuman folder's
+	// clothes/ (e.g. "male_casualsuit02"), or plain meshes (.obj, .glb,
+	// .gltf) modelled on the character in its rest pose, bound to any
+	// character's body (character.LoadMeshGarment): one garment per
+	// connected piece, named by its OBJ group or glTF node.
 	Garments []string
+	// Pins name garment vertex groups held to the body
+	// (character.Garment.Pins); each must exist in some garment.
+	Pins []string
+	// GarmentPlace maps plain mesh garments' coordinates into the
+	// character's rest pose; nil detects it (character.FitPlacement).
+	GarmentPlace *character.Placement
 	// Motion is a .bvh file, or the name of a procedural clip (walk,
 	// arm-raise, ...) for the procedural mannequin.
 	Motion string
@@ -114,24 +128,8 @@ func Load(spec Spec) (*Scene, error) {
 		return nil, err
 	}
 	s.Character = ch
-	for _, g := range spec.Garments {
-		path := g
-		if !strings.HasSuffix(strings.ToLower(g), ".mhclo") && !strings.HasSuffix(strings.ToLower(g), ".proxy") {
-			if mhDir == "" {
-				return nil, fmt.Errorf("garment %q: not a .mhclo file, and the character is not a MakeHuman folder to look it up in", g)
-			}
-			if path, err = character.FindGarment(mhDir, g); err != nil {
-				return nil, err
-			}
-		}
-		if ch.Base == nil {
-			return nil, fmt.Errorf("%s: MakeHuman garments need a MakeHuman character (its base mesh)", path)
-		}
-		gar, err := ch.LoadGarment(path)
-		if err != nil {
-			return nil, err
-		}
-		s.Garments = append(s.Garments, gar)
+	if err := s.loadGarments(spec, mhDir); err != nil {
+		return nil, err
 	}
 	if spec.Motion == "" {
 		s.Clip, err = proceduralClip(ch.Skeleton, "walk", spec)
@@ -154,6 +152,59 @@ func Load(spec Spec) (*Scene, error) {
 	}
 	s.Clip = clip
 	return s, s.finishClip(spec, true)
+}
+
+// loadGarments loads spec.Garments onto the scene's character: .mhclo
+// garments (MakeHuman characters only), plain .obj/.glb/.gltf meshes in the
+// character's rest pose (any character; one garment per connected piece),
+// or garment names looked up in the MakeHuman folder mhDir.
+func (s *Scene) loadGarments(spec Spec, mhDir string) error {
+	ch := s.Character
+	pins := map[string]bool{}
+	for _, g := range spec.Garments {
+		path := g
+		switch strings.ToLower(filepath.Ext(g)) {
+		case ".obj", ".glb", ".gltf":
+			mg, err := ch.LoadMeshGarment(path, character.GarmentOptions{Pins: spec.Pins, Place: spec.GarmentPlace})
+			if err != nil {
+				return err
+			}
+			if mg.Fitted && mg.Place != (character.Placement{Scale: 1}) {
+				s.Notes = append(s.Notes, fmt.Sprintf("garment %s: placed on the body with %v (mean distance to the body %.1f mm)", filepath.Base(path), mg.Place, mg.MeanDist*1000))
+			}
+			for _, name := range mg.PinsFound {
+				pins[name] = true
+			}
+			s.Garments = append(s.Garments, mg.Pieces...)
+			continue
+		case ".mhclo", ".proxy":
+		default:
+			if mhDir == "" {
+				return fmt.Errorf("garment %q: not a .mhclo, .obj, .glb or .gltf file, and the character is not a MakeHuman folder to look it up in", g)
+			}
+			var err error
+			if path, err = character.FindGarment(mhDir, g); err != nil {
+				return err
+			}
+		}
+		if ch.Base == nil {
+			return fmt.Errorf("%s: a .mhclo garment binds to a MakeHuman base mesh, which %s does not have; give the garment's mesh (.obj/.glb) in the character's rest pose instead", path, spec.Character)
+		}
+		gar, err := ch.LoadGarment(path)
+		if err != nil {
+			return err
+		}
+		if err := gar.PinGroups(spec.Pins, pins); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		s.Garments = append(s.Garments, gar)
+	}
+	for _, p := range spec.Pins {
+		if !pins[p] {
+			return fmt.Errorf("pin group %q: no garment has a group of that name", p)
+		}
+	}
+	return nil
 }
 
 // loadCharacter loads a MakeHuman folder, base.obj or glTF character. It

@@ -6,11 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -19,13 +22,16 @@ type sceneFlags struct {
 	spec         scene.Spec
 	ground       string
 	armClearance float64 // mm
+	place        string
 }
 
 func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.Character, "character", "", "MakeHuman folder (with body/base.obj and rigs/), a base.obj, or a skinned .glb/.gltf; empty: the procedural mannequin")
 	fl.StringVar(&f.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
-	fl.StringArrayVar(&f.spec.Garments, "garment", nil, "a .mhclo garment, or a garment name in the MakeHuman folder's clothes/ (repeatable)")
+	fl.StringArrayVar(&f.spec.Garments, "garment", nil, "a garment: a .mhclo (MakeHuman characters), a garment name in the MakeHuman folder's clothes/, or an .obj/.glb/.gltf mesh in the character's rest pose, bound to any character and split into its pieces (repeatable)")
+	fl.StringArrayVar(&f.spec.Pins, "pin", nil, "a garment vertex group (OBJ group, glTF material) to hold to the body (repeatable)")
+	fl.StringVar(&f.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto" (detect units and a vertical offset), "asis" (metres, the character's frame) or "SCALE[,DX,DY,DZ]" (metres per file unit, offset in metres)`)
 	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, armraise, elbowbend, kneebend, twist); empty: walk")
 	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names) or a map file ("from to" per line)`)
 	fl.Float64Var(&f.spec.FPS, "fps", 0, "resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30)")
@@ -59,7 +65,39 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 	default:
 		f.spec.ArmClearance = f.armClearance / 1000
 	}
+	pl, err := parsePlacement(f.place)
+	if err != nil {
+		return nil, err
+	}
+	f.spec.GarmentPlace = pl
 	return scene.Load(f.spec)
+}
+
+// parsePlacement parses --garment-place: "auto" (nil), "asis" or
+// "SCALE[,DX,DY,DZ]".
+func parsePlacement(s string) (*character.Placement, error) {
+	switch s {
+	case "", "auto":
+		return nil, nil
+	case "asis":
+		return &character.Placement{Scale: 1}, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 1 && len(parts) != 4 {
+		return nil, fmt.Errorf("--garment-place %q: want auto, asis, SCALE or SCALE,DX,DY,DZ", s)
+	}
+	var v [4]float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e3 {
+			return nil, fmt.Errorf("--garment-place %q: %q is not a number within ±1000", s, p)
+		}
+		v[i] = x
+	}
+	if !(v[0] > 0) {
+		return nil, fmt.Errorf("--garment-place %q: the scale must be positive", s)
+	}
+	return &character.Placement{Scale: v[0], Offset: geom.V(v[1], v[2], v[3])}, nil
 }
 
 func newPoseCmd() *cobra.Command {

@@ -51,6 +51,22 @@ type Result struct {
 // NumFaces returns the number of source polygons.
 func (r *Result) NumFaces() int { return len(r.FaceStart) - 1 }
 
+// UnusedVerts returns the number of vertices that no face uses. OBJ allows
+// them, but a file cut short at a line boundary, in its face section, shows
+// as vertices that no remaining face uses; loaders of meshes whose vertices
+// must all be used (garments, MakeHuman's base.obj) check it.
+func (r *Result) UnusedVerts() int {
+	used := make([]bool, len(r.Mesh.Verts))
+	n := 0
+	for _, v := range r.FaceVerts {
+		if !used[v] {
+			used[v] = true
+			n++
+		}
+	}
+	return len(used) - n
+}
+
 // Face returns the vertex ids of source polygon i (a view into FaceVerts).
 // It panics if i is out of range.
 func (r *Result) Face(i int) []int32 { return r.FaceVerts[r.FaceStart[i]:r.FaceStart[i+1]] }
