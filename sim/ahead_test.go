@@ -54,7 +54,7 @@ func TestAhead(t *testing.T) {
 				}
 				var wg sync.WaitGroup
 				for range tc.helpers {
-					wg.Go(func() { a.help(&busy) })
+					wg.Go(func() { a.help(func() bool { return busy.Load() > 0 }) })
 				}
 				wg.Wait()
 				a.finish()

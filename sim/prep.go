@@ -172,10 +172,12 @@ func LevelsFor(nv, target int) int {
 
 // TopLoop returns the boundary loop of m with the highest mean height (the
 // waistband of trousers, the collar of a shirt), or nil when m is closed.
-func TopLoop(m *mesh.Mesh) []int32 {
+// A mesh whose topology cannot be built (non-manifold) is an error: its
+// garment would be simulated without its attachment.
+func TopLoop(m *mesh.Mesh) ([]int32, error) {
 	top, err := mesh.NewTopology(m)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("finding the top boundary loop: %w", err)
 	}
 	best, bestY := -1, math.Inf(-1)
 	for i, loop := range top.BoundaryLoops {
@@ -189,9 +191,9 @@ func TopLoop(m *mesh.Mesh) []int32 {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, nil
 	}
-	return append([]int32(nil), top.BoundaryLoops[best]...)
+	return append([]int32(nil), top.BoundaryLoops[best]...), nil
 }
 
 // OrderLayers sets Layer on each piece from the body outwards: where two

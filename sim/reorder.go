@@ -140,3 +140,29 @@ func (p *Piece) restore(frames [][]geom.Vec3) {
 	}
 	p.Mesh, p.Weights, p.Source, p.order = o.mesh, o.weight, o.source, nil
 }
+
+// ownOrder returns a copy of the piece in its own vertex order (reorder
+// undone: Mesh, Weights, Source, Attach and Rest), leaving p as it is.
+func (p *Piece) ownOrder() *Piece {
+	o := p.order
+	q := *p
+	q.order = nil
+	if o == nil {
+		return &q
+	}
+	q.Mesh, q.Weights, q.Source = o.mesh, o.weight, o.source
+	if p.Rest != nil {
+		q.Rest = make([]geom.Vec3, len(p.Rest))
+		for i, v := range o.perm {
+			q.Rest[v] = p.Rest[i]
+		}
+	}
+	q.Attach = make([]int32, len(p.Attach))
+	for k, v := range p.Attach {
+		q.Attach[k] = o.perm[v]
+	}
+	if p.Attach == nil {
+		q.Attach = nil
+	}
+	return &q
+}

@@ -391,7 +391,9 @@ func settleInput(s *scene.Scene, target int) (pieces []*sim.Piece, rest *mesh.Me
 	}
 	rest = &mesh.Mesh{}
 	for _, p := range pieces {
-		p.Attach = sim.TopLoop(p.Mesh)
+		if p.Attach, err = sim.TopLoop(p.Mesh); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
 		x := skel.LBS(p.Mesh.Verts, p.Weights, skins[0], nil)
 		if _, err := collide.ResolveInitial(x, p.Mesh.Tris, body, 0.003, 20); err != nil {
 			return nil, nil, nil, nil, nil, err

@@ -1,0 +1,463 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// Simulator steps garments on a character, one frame at a time, to poses
+// given as they come (a clip, a game loop, a live mocap stream). It is
+// built once (New) with the garments in the character's rest pose, where
+// they were fitted; Step advances one frame to a pose and SettleTo moves
+// into a pose and holds it until the garments are at rest.
+//
+// A Simulator is used by one goroutine at a time; it steps its pieces on
+// Options.Workers goroutines of its own, parked between substeps. Close
+// ends them.
+type Simulator struct {
+	opt Options
+	ch  *character.Character
+	sk  *skel.Skeleton
+	dt  float64 // frame time of Step, s
+
+	thick, strainLimit, cgTol, speedClamp, maxDt float64
+	workers                                      int
+
+	pieces []*Piece // in the solver's vertex order
+	public []*Piece // the same in their own vertex order (Pieces)
+	cloths []*cloth.Cloth
+	meshes []*mesh.Mesh // the cloths' meshes, sharing their positions
+
+	body      *bodies
+	loops     *loops
+	colliders [][]*collide.Collider // per piece, for their statistics
+	snaps     []*collide.Snapshot   // of the pieces that others follow
+	penHints  [][]int32             // per piece vertex: its closest body triangle when last measured
+
+	pose  skel.Pose    // the body's pose now
+	skin  []geom.Rigid // scratch skinning transforms
+	moves *moveSampler
+	frame int // frames stepped
+	fast  fastMotion
+
+	// Stepping: the team of goroutines and the coming frame's preparation.
+	team       *team
+	concurrent bool
+	stepStats  []cloth.StepStats
+	stepErrs   []error
+	h          float64 // the current substep, s
+	stepPiece  func(i int)
+	pre        ahead
+	preSkin    []geom.Rigid
+	prePose    skel.Pose // the pose pre prepares
+	nextPose   skel.Pose // given by Ahead for the next Step
+	nextSet    bool
+
+	notes []string
+}
+
+// Frame receives a stepped frame: each piece's vertex positions in its own
+// vertex order (see Simulator.Pieces) and the frame's statistics. X and its
+// slices are reused when they have the right lengths and allocated
+// otherwise.
+type Frame struct {
+	X     [][]geom.Vec3
+	Stats FrameStats
+}
+
+// New builds a simulator of the garments on ch. The garments start in the
+// skeleton's rest pose, moved by opt.Root, where they were fitted: they are
+// pushed out of the body and of each other and their attached loops bound
+// to the body at the first Step or SettleTo.
+func New(ch *character.Character, garments []*character.Garment, opt Options) (*Simulator, error) {
+	if ch == nil || ch.Body == nil || ch.Skeleton == nil {
+		return nil, fmt.Errorf("sim: no character")
+	}
+	if len(garments) == 0 {
+		return nil, ErrNoGarments
+	}
+	s := &Simulator{opt: opt, ch: ch, sk: ch.Skeleton}
+	if err := s.resolveOptions(); err != nil {
+		return nil, err
+	}
+	pieces, notes, err := preparePieces(ch, garments, opt)
+	if err != nil {
+		return nil, err
+	}
+	s.pieces, s.notes = pieces, notes
+	s.pose = skel.RestPose(s.sk)
+	s.pose.Root = opt.Root
+	skin0 := skel.SkinMatrices(s.sk, s.pose, nil)
+	var note string
+	if s.body, note, err = newBodies(ch.Body, ch.Weights, pieces, skin0, opt, s.workers); err != nil {
+		return nil, err
+	}
+	if note != "" {
+		s.note("%s", note)
+	}
+	s.cloths = make([]*cloth.Cloth, len(pieces))
+	s.meshes = make([]*mesh.Mesh, len(pieces))
+	for i, p := range pieces {
+		c, err := s.pieceCloth(i, skin0)
+		if err != nil {
+			return nil, err
+		}
+		s.cloths[i], s.meshes[i] = c, &mesh.Mesh{Verts: c.X, Tris: p.Mesh.Tris}
+		if !opt.NoAttach {
+			if p.Attach, err = TopLoop(p.Mesh); err != nil {
+				return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
+			}
+		}
+	}
+	if err := s.hookCollisions(); err != nil {
+		return nil, err
+	}
+	pinK := opt.PinStiffness
+	if pinK == 0 {
+		pinK = defaultPinStiffness
+	}
+	var loopBody []geom.Vec3
+	if !opt.NoBody && !opt.NoAttach {
+		loopBody = s.body.cur
+	}
+	if s.loops, err = newLoops(pieces, s.cloths, loopBody, s.body.col.Tris, pinK, s.thick, strainMargin*s.strainLimit); err != nil {
+		return nil, fmt.Errorf("sim: body: %w", err)
+	}
+	s.penHints = make([][]int32, len(pieces))
+	for i, c := range s.cloths {
+		s.penHints[i] = slices.Repeat([]int32{-1}, len(c.X))
+	}
+	s.moves = newMoveSampler(pieces)
+	s.initStepping()
+	s.public = make([]*Piece, len(pieces))
+	for i, p := range pieces {
+		s.public[i] = p.ownOrder()
+	}
+	return s, nil
+}
+
+// resolveOptions validates the options and fills in their defaults.
+func (s *Simulator) resolveOptions() error {
+	opt := s.opt
+	s.thick = opt.Thickness
+	if s.thick == 0 {
+		s.thick = 0.003
+	}
+	if !(s.thick > 0 && s.thick <= 0.05) {
+		return fmt.Errorf("sim: thickness %g m out of range (0, 0.05]", s.thick)
+	}
+	fps := opt.FPS
+	if fps == 0 {
+		fps = 30
+	}
+	if !(fps > 0) || fps > 1000 {
+		return fmt.Errorf("sim: frame rate %g out of range (0, 1000]", fps)
+	}
+	s.dt = 1 / fps
+	s.strainLimit = opt.StrainLimit
+	if s.strainLimit == 0 {
+		s.strainLimit = 0.1
+		if opt.ModelSet && opt.Model == cloth.WeftWarp {
+			s.strainLimit = weftWarpStrainLimit
+		}
+	}
+	s.cgTol = opt.CGTol
+	if s.cgTol == 0 {
+		s.cgTol = 1e-2
+	}
+	s.speedClamp = opt.SpeedClamp
+	if s.speedClamp == 0 {
+		s.speedClamp = defaultSpeedClamp
+	}
+	s.maxDt = opt.MaxDt
+	if s.maxDt == 0 {
+		s.maxDt = 1.0 / 60
+	}
+	if !(s.maxDt > 0) || math.IsInf(s.maxDt, 0) {
+		return fmt.Errorf("sim: largest substep %g s out of range", s.maxDt)
+	}
+	s.workers = opt.Workers
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	return nil
+}
+
+// defaultSpeedClamp (m/s) caps cloth vertex speeds when the motion is not
+// known in advance (Run derives the cap from its clip): a running human's
+// hands and feet reach about 10 m/s.
+const defaultSpeedClamp = 10
+
+func (s *Simulator) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// Notes says what the simulator adjusted (materials, subdivision, initial
+// penetration resolved).
+func (s *Simulator) Notes() []string { return slices.Clone(s.notes) }
+
+// Pieces returns the simulated pieces, in the order of Frame.X, each in
+// its own vertex order.
+func (s *Simulator) Pieces() []*Piece { return s.public }
+
+// Time returns the simulated time, s.
+func (s *Simulator) Time() float64 { return s.cloths[0].Time }
+
+// Close ends the simulator's goroutines. The simulator must not be used
+// after.
+func (s *Simulator) Close() {
+	if s.team != nil {
+		s.team.stop()
+	}
+}
+
+// Ahead tells the simulator the pose of the frame after the coming Step
+// (a clip's next frame): that frame's collision body and attachment
+// targets are then prepared while the coming one steps, by goroutines that
+// would otherwise wait. A Step given another pose drops the preparation.
+func (s *Simulator) Ahead(next skel.Pose) {
+	copyPose(&s.nextPose, next)
+	s.nextSet = true
+}
+
+// Step advances the garments by one frame (1/Options.FPS) while the body
+// moves from its current pose to pose, and fills out (may be nil) with the
+// garments' positions and the frame's statistics.
+func (s *Simulator) Step(ctx context.Context, pose skel.Pose, out *Frame) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.checkPose(pose); err != nil {
+		return err
+	}
+	start := time.Now()
+	s.bind()
+	s.frame++
+	st := FrameStats{Frame: s.frame}
+	t0 := s.cloths[0].Time
+	t1 := t0 + s.dt
+	skin := skel.SkinMatrices(s.sk, pose, s.skin)
+	s.skin = skin
+	minSub := 0
+	if s.opt.MaxDt == 0 {
+		minSub = s.fast.substeps(s.moves.move(skin), s.dt, s.maxDt)
+	}
+	if err := s.advance(pose, skin, t0, t1, t1-t0, minSub, &st); err != nil {
+		return err
+	}
+	st.Wall = time.Since(start)
+	return s.measure(skin, &st, out)
+}
+
+// checkPose checks that pose fits the skeleton and is finite.
+func (s *Simulator) checkPose(pose skel.Pose) error {
+	if len(pose.Rot) != s.sk.NumJoints() {
+		return fmt.Errorf("sim: pose has %d joint rotations, the skeleton %d joints", len(pose.Rot), s.sk.NumJoints())
+	}
+	if !pose.Root.IsFinite() {
+		return fmt.Errorf("sim: pose root %v is not finite", pose.Root)
+	}
+	for j, q := range pose.Rot {
+		if !(math.Abs(q.W) <= 1.5 && math.Abs(q.X) <= 1.5 && math.Abs(q.Y) <= 1.5 && math.Abs(q.Z) <= 1.5) {
+			return fmt.Errorf("sim: pose rotation of joint %q is not a unit quaternion: %v", s.sk.Joint(j).Name, q)
+		}
+	}
+	return nil
+}
+
+// bind binds the attached loops to the body where it is now, once.
+func (s *Simulator) bind() {
+	if s.loops.bound {
+		return
+	}
+	s.loops.bind(s.pieces, s.cloths, s.body.setup, s.body.cur)
+}
+
+// advance moves the body from its current pose to pose (skinned by skin)
+// between times t0 and t1 while the garments step by dt in at least minSub
+// substeps, adding the stepping statistics to st.
+func (s *Simulator) advance(pose skel.Pose, skin []geom.Rigid, t0, t1, dt float64, minSub int, st *FrameStats) error {
+	b := s.body
+	if s.pre.armed && samePose(pose, s.prePose) {
+		s.pre.finish()
+		b.next, b.pre = b.pre, b.next
+		s.loops.next, s.loops.ahead = s.loops.ahead, s.loops.next
+		b.move(t0, t1, s.workers, nil)
+	} else {
+		s.pre.disarm()
+		b.next = b.skin(skin, b.next)
+		b.move(t0, t1, s.workers, func() { s.loops.targets(b.next, s.loops.next) })
+	}
+	if s.nextSet && s.concurrent {
+		copyPose(&s.prePose, s.nextPose)
+		s.pre.arm()
+	}
+	s.nextSet = false
+	if err := s.substeps(dt, minSub, st); err != nil {
+		return err
+	}
+	b.cur, b.next = b.next, b.cur
+	copyPose(&s.pose, pose)
+	return nil
+}
+
+// initStepping sets up the team that steps the pieces and the preparation
+// of the coming frame (see ahead): the skinning transforms of its pose,
+// the collision body skinned in chunks, then the attachment targets.
+func (s *Simulator) initStepping() {
+	n := len(s.cloths)
+	s.stepStats = make([]cloth.StepStats, n)
+	s.stepErrs = make([]error, n)
+	s.stepPiece = func(i int) { s.stepStats[i], s.stepErrs[i] = s.cloths[i].Step(s.h) }
+	s.concurrent = n > 1 && s.workers > 1
+	if s.concurrent {
+		s.team = newTeam(min(s.workers, n) - 1)
+	} else {
+		s.team = newTeam(0)
+	}
+	b := s.body
+	const preChunk = 512
+	s.pre.add(0, func() { s.preSkin = skel.SkinMatrices(s.sk, s.prePose, s.preSkin) })
+	for lo := 0; lo < len(b.pre); lo += preChunk {
+		s.pre.add(1, func() { skel.LBSPart(b.col.Verts, b.colW, s.preSkin, b.pre, lo, min(lo+preChunk, len(b.pre))) })
+	}
+	s.pre.add(len(s.pre.tasks), func() { s.loops.targets(b.pre, s.loops.ahead) })
+}
+
+// substeps advances every piece by dt in lockstep substeps of at most
+// maxDt (at least minSub), moving the attachment targets linearly over the
+// frame. The pieces are stepped concurrently within a substep (each
+// collides with the others' states at its start, snaps), so the result
+// does not depend on the number of goroutines.
+func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
+	nsub := max(substepsFor(dt, s.maxDt), minSub)
+	s.h = dt / float64(nsub)
+	var pre *ahead
+	if s.pre.armed {
+		pre = &s.pre
+	}
+	for k := 1; k <= nsub; k++ {
+		s.loops.set(s.cloths, float64(k)/float64(nsub))
+		for i, c := range s.cloths {
+			if s.snaps[i] != nil {
+				s.snaps[i].Take(c)
+			}
+		}
+		s.team.run(len(s.cloths), s.stepPiece, pre)
+		for i, c := range s.cloths {
+			if err := s.stepErrs[i]; err != nil {
+				return fmt.Errorf("sim: %s at t=%.3f s: %w", s.pieces[i].Name, c.Time, err)
+			}
+			ss := s.stepStats[i]
+			st.CGIterations += ss.CGIterations
+			st.Substeps += ss.Substeps
+			st.Retries += ss.Retries
+			st.Clamped += ss.Clamped
+			st.Undone += ss.Restored
+			for _, col := range s.colliders[i] {
+				cs := col.Stats()
+				st.Released += cs.Crossed
+				st.Undone += cs.Undone
+			}
+		}
+	}
+	s.loops.advance()
+	return nil
+}
+
+// measure fills the frame's statistics (stretch, penetration of the full
+// body skinned by skin, kinetic energy) and out.
+func (s *Simulator) measure(skin []geom.Rigid, st *FrameStats, out *Frame) error {
+	st.WorstEdge.Piece = -1
+	var pb *collide.Body
+	if !s.opt.NoPenetration {
+		pb = s.body.penetration(skin)
+	}
+	worst := 0.0
+	for i, c := range s.cloths {
+		for _, p := range c.X {
+			if !p.IsFinite() {
+				return fmt.Errorf("sim: %s: non-finite position at frame %d", s.pieces[i].Name, st.Frame)
+			}
+		}
+		if pb != nil {
+			pen := collide.Penetrations(c.X, pb, s.thick, s.penHints[i])
+			st.Inside += pen.Inside
+			st.Deep += pen.Deep
+			st.MaxDepth = math.Max(st.MaxDepth, pen.MaxDepth)
+		}
+		st.KineticEnergy += c.KineticEnergy()
+		// One pass over the edges: the count above 10 % and the most
+		// stretched one.
+		rest := c.EdgeRest()
+		for k, e := range c.Edges() {
+			strain := c.X[e[0]].Dist(c.X[e[1]])/rest[k] - 1
+			if strain > 0.1 {
+				st.Overstretched++
+			}
+			if st.WorstEdge.Piece < 0 || strain > worst {
+				worst = strain
+				st.WorstEdge.Piece = i
+				st.WorstEdge.A, st.WorstEdge.B = e[0], e[1]
+			}
+		}
+		// Edges for both models: cloth.MaxStretch measures the weft/warp
+		// model along its threads, which is not what this field reports.
+		st.MaxStretch = math.Max(st.MaxStretch, worst)
+		st.Edges += len(rest)
+	}
+	if we := &st.WorstEdge; we.Piece >= 0 {
+		if o := s.pieces[we.Piece].order; o != nil {
+			we.A, we.B = o.perm[we.A], o.perm[we.B]
+		}
+	}
+	if out != nil {
+		out.Stats = *st
+		s.Positions(&out.X)
+	}
+	return nil
+}
+
+// Positions sets (*dst)[p] to piece p's vertex positions now, in its own
+// vertex order, reusing the slices where their lengths fit.
+func (s *Simulator) Positions(dst *[][]geom.Vec3) {
+	x := *dst
+	if len(x) != len(s.cloths) {
+		x = make([][]geom.Vec3, len(s.cloths))
+	}
+	for i, c := range s.cloths {
+		if len(x[i]) != len(c.X) {
+			x[i] = make([]geom.Vec3, len(c.X))
+		}
+		if o := s.pieces[i].order; o != nil {
+			for k, v := range o.perm {
+				x[i][v] = c.X[k]
+			}
+		} else {
+			copy(x[i], c.X)
+		}
+	}
+	*dst = x
+}
+
+// samePose reports whether a and b are the same pose, bit for bit.
+func samePose(a, b skel.Pose) bool {
+	return a.Root == b.Root && slices.Equal(a.Rot, b.Rot)
+}
+
+// copyPose copies src into dst, reusing dst's rotations.
+func copyPose(dst *skel.Pose, src skel.Pose) {
+	dst.Root = src.Root
+	dst.Rot = append(dst.Rot[:0], src.Rot...)
+}
