@@ -82,3 +82,44 @@ func TestTruncateFrames(t *testing.T) {
 		t.Fatalf("truncated seed: %v", err)
 	}
 }
+
+// FuzzParseNameMap: any input gives a map or an error, never a panic; a
+// text map read back from "from to" lines of its own entries is the same
+// map.
+func FuzzParseNameMap(f *testing.F) {
+	for _, s := range []string{
+		"LeftHip LeftUpLeg\nNeck = Neck1\n\tlowerneck:\tNeck\n",
+		"mixamorig:Hips Hips\nthigh.L -> LeftUpLeg\nArmature|Hips, Hips\n",
+		`{"mixamorig:Hips": "Hips"}`,
+		"a=b\n# c d\n\n",
+		"a b c\n",
+		"{",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := ParseNameMap(strings.NewReader(in), "fuzz.map")
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		for _, k := range m.keys() {
+			if strings.ContainsFunc(k+m[k], func(r rune) bool { return r <= ' ' || r == 0x85 || r == 0xA0 || r > 0x7f }) || strings.HasPrefix(k, "#") || strings.HasPrefix(k, "{") || strings.HasSuffix(k, ":") || strings.HasSuffix(k, ",") {
+				return // not expressible as a text line; JSON only
+			}
+			b.WriteString(k + " " + m[k] + "\n")
+		}
+		back, err := ParseNameMap(strings.NewReader(b.String()), "again.map")
+		if err != nil {
+			t.Fatalf("re-read %q: %v", b.String(), err)
+		}
+		if len(back) != len(m) {
+			t.Fatalf("re-read %d entries, want %d", len(back), len(m))
+		}
+		for k, v := range m {
+			if back[k] != v {
+				t.Fatalf("%q -> %q, re-read %q", k, v, back[k])
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,9 +30,12 @@ var cmuMaxToMB = [...][2]string{
 	{"LeftShoulder", "LeftArm"}, {"LeftElbow", "LeftForeArm"}, {"LeftWrist", "LeftHand"},
 }
 
-// cmuSame are the CMU joints whose names are the same in both exports.
+// cmuSame are the CMU joints whose names are the same in both exports,
+// and the finger joints only 3ds Max exports have (LFingers, RFingers: end
+// joints below lhand/rhand that no MotionBuilder joint or rig matches;
+// known, so that strict renaming accepts them, and left as they are).
 var cmuSame = [...]string{"Hips", "LHipJoint", "RHipJoint", "Head", "LThumb", "RThumb",
-	"LeftHandIndex1", "RightHandIndex1"}
+	"LeftHandIndex1", "RightHandIndex1", "LFingers", "RFingers"}
 
 // CMUMaxToMB returns a new map from the 3ds Max joint names of the CMU BVH
 // exports to the MotionBuilder names used by 02_01_walk.bvh and
@@ -41,7 +45,8 @@ var cmuSame = [...]string{"Hips", "LHipJoint", "RHipJoint", "Head", "LThumb", "R
 // LeftShoulder→LeftArm, LeftElbow→LeftForeArm, LeftWrist→LeftHand,
 // lhand→LeftFingerBase, the Right* names likewise (rhand→RightFingerBase),
 // and identity entries for the 8 joints named alike (Hips, LHipJoint,
-// RHipJoint, Head, LThumb, RThumb, LeftHandIndex1, RightHandIndex1), so
+// RHipJoint, Head, LThumb, RThumb, LeftHandIndex1, RightHandIndex1) and for
+// the finger end joints LFingers and RFingers of real 3ds Max exports, so
 // that it covers all 31 joints and strict renaming accepts a complete CMU
 // skeleton in either naming.
 func CMUMaxToMB() NameMap {
@@ -58,6 +63,55 @@ func CMUMaxToMB() NameMap {
 		m[s] = s
 	}
 	return m
+}
+
+// cmuMixamo maps the CMU MotionBuilder names to Mixamo's, left side (the
+// right side is derived). CMU's three spine joints (LowerBack, Spine,
+// Spine1) map to Mixamo's Spine, Spine1, Spine2 and the lower neck to Neck;
+// LHipJoint, Neck1 and LeftFingerBase have no Mixamo counterpart.
+var cmuMixamo = [...][2]string{
+	{"Hips", "Hips"}, {"LowerBack", "Spine"}, {"Spine", "Spine1"}, {"Spine1", "Spine2"},
+	{"Neck", "Neck"}, {"Head", "Head"},
+	{"LeftUpLeg", "LeftUpLeg"}, {"LeftLeg", "LeftLeg"}, {"LeftFoot", "LeftFoot"}, {"LeftToeBase", "LeftToeBase"},
+	{"LeftShoulder", "LeftShoulder"}, {"LeftArm", "LeftArm"}, {"LeftForeArm", "LeftForeArm"},
+	{"LeftHand", "LeftHand"}, {"LeftHandIndex1", "LeftHandIndex1"}, {"LThumb", "LeftHandThumb1"},
+}
+
+// MixamoPrefix is the namespace of Mixamo's joint names ("mixamorig:Hips").
+const MixamoPrefix = "mixamorig:"
+
+// CMUToMixamo returns a new map from the CMU MotionBuilder BVH names (as
+// in 02_01_walk.bvh) to Mixamo rig names with MixamoPrefix: Hips →
+// mixamorig:Hips, LowerBack → mixamorig:Spine, Spine → mixamorig:Spine1,
+// Spine1 → mixamorig:Spine2, Neck → mixamorig:Neck, LThumb →
+// mixamorig:LeftHandThumb1, limbs by the same names, both sides; and
+// identity entries for the joints Mixamo rigs lack (LHipJoint, RHipJoint,
+// Neck1, LeftFingerBase, RightFingerBase), which retargeting leaves out.
+// Compose it after CMUMaxToMB for 3ds Max exports. Rigs with another
+// namespace ("mixamorig1:") match too where the loader strips namespaces.
+func CMUToMixamo() NameMap {
+	m := NameMap{}
+	for _, p := range cmuMixamo {
+		m[p[0]] = MixamoPrefix + p[1]
+		if l, ok := strings.CutPrefix(p[0], "Left"); ok {
+			m["Right"+l] = MixamoPrefix + "Right" + strings.TrimPrefix(p[1], "Left")
+		}
+	}
+	m["RThumb"] = MixamoPrefix + "RightHandThumb1"
+	for _, s := range [...]string{"LHipJoint", "RHipJoint", "Neck1", "LeftFingerBase", "RightFingerBase"} {
+		m[s] = s
+	}
+	return m
+}
+
+// BaseName returns a joint name without its namespace: the part after the
+// last ':' or '|' ("mixamorig:LeftArm" → "LeftArm", "Armature|Hips" →
+// "Hips"); the name itself when it has none.
+func BaseName(name string) string {
+	if i := strings.LastIndexAny(name, ":|"); i >= 0 && i+1 < len(name) {
+		return name[i+1:]
+	}
+	return name
 }
 
 // CMUToMakeHuman returns a new map from the CMU MotionBuilder BVH names to
@@ -108,9 +162,13 @@ func (m NameMap) Then(n NameMap) NameMap {
 }
 
 // ParseNameMap reads a name map: either a JSON object {"from": "to", ...}
-// (when the first non-blank character is '{') or text lines "from to"
-// (also "from = to" or "from: to"), with blank lines and lines starting
-// with '#' ignored. A name listed twice as "from" is an error naming the
+// (when the first non-blank character is '{') or text lines of two names
+// separated by blanks, "from to", with blank lines and lines starting with
+// '#' ignored. Names are any characters but whitespace, so namespaced
+// names such as "mixamorig:Hips" work. For convenience "from = to",
+// "from: to", "from -> to", "from, to" and "from=to" are read too (a
+// separator is a field of its own, or a ':' or ',' ending the first name,
+// or a single '='). A name listed twice as "from" is an error naming the
 // line. name is used in error messages.
 func ParseNameMap(r io.Reader, name string) (NameMap, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 64<<20))
@@ -137,8 +195,8 @@ func ParseNameMap(r io.Reader, name string) (NameMap, error) {
 		if s == "" || s[0] == '#' {
 			continue
 		}
-		f := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '=' || r == ':' || r == ',' })
-		if len(f) != 2 {
+		f := splitMapLine(s)
+		if len(f) != 2 || f[0] == "" || f[1] == "" {
 			return nil, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("want \"from to\", found %q", clip(s))}
 		}
 		if _, dup := m[f[0]]; dup {
@@ -150,6 +208,26 @@ func ParseNameMap(r io.Reader, name string) (NameMap, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
+}
+
+// splitMapLine splits a text name-map line into its two names (see
+// ParseNameMap); any other number of fields means a bad line.
+func splitMapLine(s string) []string {
+	f := strings.Fields(s)
+	switch len(f) {
+	case 1:
+		if a, b, ok := strings.Cut(f[0], "="); ok && !strings.Contains(b, "=") {
+			return []string{a, b}
+		}
+	case 2:
+		f[0] = strings.TrimRight(f[0], ":,")
+	case 3:
+		switch f[1] {
+		case "=", ":", "->", ",":
+			return []string{f[0], f[2]}
+		}
+	}
+	return f
 }
 
 // ReadNameMapFile reads a name map file (see ParseNameMap).
@@ -266,6 +344,47 @@ func (c *Clip) Rename(m NameMap, strict bool) (*Clip, error) {
 		return nil, fmt.Errorf("motion: rename: %w", err)
 	}
 	return &Clip{Skeleton: nsk, FPS: c.FPS, Poses: c.Poses}, nil
+}
+
+// RenameEnds is c.Rename(m, true), except that joints m does not know at
+// the ends of chains (with no children but End Site joints: the finger and
+// thumb tips some exporters add, such as LFingers in 3ds Max CMU files)
+// keep their names instead of failing; their names are returned, for a
+// note. Retargeting leaves such joints out when the rig lacks them. Any
+// other joint m does not know is still an *UnknownJointsError.
+func (c *Clip) RenameEnds(m NameMap) (*Clip, []string, error) {
+	out, err := c.Rename(m, true)
+	var ue *UnknownJointsError
+	if !errors.As(err, &ue) {
+		return out, nil, err
+	}
+	sk := c.Skeleton
+	var inner []string
+	m2 := make(NameMap, len(m)+len(ue.Names))
+	for k, v := range m {
+		m2[k] = v
+	}
+	for _, n := range ue.Names {
+		j, ok := sk.Index(n)
+		end := ok
+		if ok {
+			for _, ch := range sk.Children(j) {
+				end = end && isEndJoint(sk, ch)
+			}
+		}
+		if !end {
+			inner = append(inner, n)
+		}
+		m2[n] = n
+	}
+	if len(inner) > 0 {
+		return nil, nil, &UnknownJointsError{Names: inner, Where: ue.Where}
+	}
+	out, err = c.Rename(m2, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, ue.Names, nil
 }
 
 // isEndJoint reports whether joint j is a leaf named like an End Site of

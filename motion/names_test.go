@@ -4,14 +4,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pleat-dev/pleat/geom"
 )
 
 func TestCMUMaxToMB(t *testing.T) {
 	m := CMUMaxToMB()
-	if len(m) != 31 {
-		t.Errorf("%d entries, want 31", len(m))
+	if len(m) != 33 {
+		t.Errorf("%d entries, want 33 (31 joints and LFingers, RFingers)", len(m))
 	}
 	for from, to := range map[string]string{
 		"LeftHip": "LeftUpLeg", "RightToe": "RightToeBase", "Neck": "Neck1", "lowerneck": "Neck",
@@ -168,6 +171,9 @@ func TestParseNameMap(t *testing.T) {
 		{"a b\nc\n", "map.txt:2: want \"from to\", found \"c\""},
 		{"a b\na c\n", "map.txt:2: \"a\" mapped twice"},
 		{"a b c\n", "map.txt:1:"},
+		{"a = b = c\n", "map.txt:1:"},
+		{"mixamorig:Hips\n", "map.txt:1:"},
+		{"a=\n", "map.txt:1:"},
 		{`{"a": 1}`, "map.txt: json"},
 		{`{"a": ""}`, "empty joint name"},
 	} {
@@ -185,4 +191,133 @@ func TestParseNameMap(t *testing.T) {
 	if _, err := (NameMap{"a": "x", "b": "x"}).Inverse(); err == nil {
 		t.Error("non-invertible map inverted")
 	}
+}
+
+// TestParseNameMapNamespaces: names may hold any character but whitespace
+// (Mixamo's "mixamorig:Hips", Blender's "thigh.L", "Armature|Hips"), and
+// the separators still read.
+func TestParseNameMapNamespaces(t *testing.T) {
+	for _, tc := range []struct{ line, from, to string }{
+		{"mixamorig:Hips Hips", "mixamorig:Hips", "Hips"},
+		{"Hips mixamorig:Hips", "Hips", "mixamorig:Hips"},
+		{"mixamorig:LeftArm\tmixamorig1:LeftArm", "mixamorig:LeftArm", "mixamorig1:LeftArm"},
+		{"thigh.L -> LeftUpLeg", "thigh.L", "LeftUpLeg"},
+		{"Armature|Hips = Hips", "Armature|Hips", "Hips"},
+		{"mixamorig:Spine : LowerBack", "mixamorig:Spine", "LowerBack"},
+		{"lowerneck: Neck", "lowerneck", "Neck"},
+		{"LeftHip, LeftUpLeg", "LeftHip", "LeftUpLeg"},
+		{"LeftHip=LeftUpLeg", "LeftHip", "LeftUpLeg"},
+	} {
+		m, err := ParseNameMap(strings.NewReader(tc.line+"\n"), "map.txt")
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		if len(m) != 1 || m[tc.from] != tc.to {
+			t.Errorf("%q: %v, want %s -> %s", tc.line, m, tc.from, tc.to)
+		}
+	}
+}
+
+func TestCMUToMixamo(t *testing.T) {
+	m := CMUToMixamo()
+	for from, to := range map[string]string{
+		"Hips": "mixamorig:Hips", "LowerBack": "mixamorig:Spine", "Spine1": "mixamorig:Spine2",
+		"RightForeArm": "mixamorig:RightForeArm", "RThumb": "mixamorig:RightHandThumb1",
+		"RightHandIndex1": "mixamorig:RightHandIndex1", "Neck1": "Neck1",
+	} {
+		if m[from] != to {
+			t.Errorf("%s -> %q, want %q", from, m[from], to)
+		}
+	}
+	// It covers the whole CMU skeleton, and 3ds Max names through cmu-max.
+	c := walkClip(t)
+	if _, err := c.Rename(m, true); err != nil {
+		t.Error(err)
+	}
+	if _, err := m.Inverse(); err != nil {
+		t.Error(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"mixamorig:LeftArm", "LeftArm"}, {"Armature|Hips", "Hips"}, {"Hips", "Hips"}, {"odd:", "odd:"},
+	} {
+		if got := BaseName(tc.in); got != tc.want {
+			t.Errorf("BaseName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRenameEnds: a 3ds Max CMU export with extra finger end joints
+// (LFingers, RFingers, as real exports have) renames with the cmu-max map;
+// an unknown end joint is kept and reported; an unknown inner joint is
+// still an error.
+func TestRenameEnds(t *testing.T) {
+	b := readAsset(t, "02_01_walk.bvh")
+	toMax, err := CMUMaxToMB().Inverse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RenameJoints(toMax, true); err != nil {
+		t.Fatal(err)
+	}
+	b = addEndJoint(t, b, "lhand", "LFingers")
+	b = addEndJoint(t, b, "rhand", "RFingers")
+	b = addEndJoint(t, b, "LeftToe", "LToeTip")
+	c, err := b.Clip(CMUUnit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, kept, err := c.RenameEnds(CMUMaxToMB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(kept, ",") != "LToeTip" {
+		t.Errorf("kept %v, want LToeTip", kept)
+	}
+	for _, n := range []string{"LeftUpLeg", "LFingers", "LToeTip", "LToeTip_end", "Neck1"} {
+		if _, ok := r.Skeleton.Index(n); !ok {
+			t.Errorf("renamed clip has no %q", n)
+		}
+	}
+	_, _, err = c.RenameEnds(NameMap{"Hips": "Hips"})
+	var ue *UnknownJointsError
+	if !errors.As(err, &ue) || ue.Names[0] != "LHipJoint" {
+		t.Errorf("unknown inner joints: %v", err)
+	}
+}
+
+// addEndJoint adds a joint named name, with no channels and an End Site,
+// as the last child of parent (a finger end joint as exporters add).
+func addEndJoint(t *testing.T, b *BVH, parent, name string) *BVH {
+	t.Helper()
+	p, ok := b.Index(parent)
+	if !ok {
+		t.Fatalf("no joint %q", parent)
+	}
+	at := p + 1 // after parent's subtree
+	for at < len(b.Joints) && isBelow(b, at, p) {
+		at++
+	}
+	out := b.Clone()
+	end := geom.Vec3{X: 0.5}
+	jt := BVHJoint{Name: name, Parent: p, Offset: geom.Vec3{X: 0.3}, Channels: []Channel{}, EndSite: &end}
+	out.Joints = slices.Insert(out.Joints, at, jt)
+	for j := at + 1; j < len(out.Joints); j++ {
+		if out.Joints[j].Parent >= at {
+			out.Joints[j].Parent++
+		}
+	}
+	if err := out.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func isBelow(b *BVH, j, anc int) bool {
+	for ; j >= 0; j = b.Joints[j].Parent {
+		if j == anc {
+			return true
+		}
+	}
+	return false
 }

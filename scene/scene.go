@@ -62,8 +62,11 @@ type Spec struct {
 	// arm-raise, ...) for the procedural mannequin.
 	Motion string
 	// NameMap renames the clip's joints before matching them to the rig:
-	// "" (none), "cmu-max" (3ds Max names of the CMU clips), or a map file
-	// ("from to" per line, or JSON).
+	// "" (none), a built-in map ("cmu-max": 3ds Max names of the CMU clips;
+	// "cmu-mixamo": CMU clips onto Mixamo rigs; "cmu-max-mixamo": both), or
+	// a map file ("from to" per line, names of any characters but
+	// whitespace, or JSON). Clip joints that the rig names only with
+	// another namespace ("mixamorig:") are matched without it.
 	NameMap string
 	// FPS resamples the clip; 0 keeps its own rate.
 	FPS float64
@@ -253,19 +256,17 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
-	var names motion.NameMap
-	switch spec.NameMap {
-	case "":
-	case "cmu-max":
-		names = motion.CMUMaxToMB()
-	default:
-		if names, err = motion.ReadNameMapFile(spec.NameMap); err != nil {
-			return nil, err
-		}
+	names, err := nameMap(spec.NameMap)
+	if err != nil {
+		return nil, err
 	}
 	if names != nil {
-		if src, err = src.Rename(names, true); err != nil {
+		var kept []string
+		if src, kept, err = src.RenameEnds(names); err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Motion, err)
+		}
+		if len(kept) > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("motion: %d end joint(s) not in the name map left as they are (retargeting skips them where the rig lacks them): %s", len(kept), strings.Join(kept, ", ")))
 		}
 	}
 	if !spec.KeepFirstFrame && len(src.Poses) > 2 && isTPoseFrame(src) {
@@ -274,15 +275,74 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 		}
 		s.Notes = append(s.Notes, "motion: dropped the leading T-pose frame (keep it with KeepFirstFrame)")
 	}
-	// Match CMU finger-tip names to the MakeHuman rig; a no-op elsewhere.
-	clip, err := motion.Retarget(src, s.Character.Skeleton, motion.RetargetOptions{Names: motion.CMUToMakeHuman()})
+	// Match CMU finger-tip names to the MakeHuman rig (a no-op elsewhere),
+	// and names that differ from the rig's only by a namespace.
+	match := motion.CMUToMakeHuman().Then(namespaceMap(src.Skeleton, s.Character.Skeleton))
+	clip, err := motion.Retarget(src, s.Character.Skeleton, motion.RetargetOptions{Names: match})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
-	if matched := countMatched(src.Skeleton, s.Character.Skeleton, motion.CMUToMakeHuman()); matched < 3 {
+	if matched := countMatched(src.Skeleton, s.Character.Skeleton, match); matched < 3 {
 		return nil, fmt.Errorf("%s: only %d of its joints match the rig's names; give a name map (--name-map)", spec.Motion, matched)
 	}
 	return clip, nil
+}
+
+// Built-in name maps (Spec.NameMap).
+const (
+	// NameMapCMUMax renames 3ds Max exports of the CMU clips to the
+	// MotionBuilder names (motion.CMUMaxToMB).
+	NameMapCMUMax = "cmu-max"
+	// NameMapCMUMixamo renames CMU clips (MotionBuilder names) to Mixamo's
+	// (motion.CMUToMixamo).
+	NameMapCMUMixamo = "cmu-mixamo"
+	// NameMapCMUMaxMixamo renames 3ds Max CMU exports to Mixamo's.
+	NameMapCMUMaxMixamo = "cmu-max-mixamo"
+)
+
+// nameMap returns the built-in map called name, or reads the map file
+// name; nil for "".
+func nameMap(name string) (motion.NameMap, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case NameMapCMUMax:
+		return motion.CMUMaxToMB(), nil
+	case NameMapCMUMixamo:
+		return motion.CMUToMixamo(), nil
+	case NameMapCMUMaxMixamo:
+		return motion.CMUMaxToMB().Then(motion.CMUToMixamo()), nil
+	}
+	return motion.ReadNameMapFile(name)
+}
+
+// namespaceMap maps each joint of src that dst lacks to the one joint of
+// dst whose name without namespace (motion.BaseName) is the same
+// ("mixamorig:LeftArm" to "mixamorig1:LeftArm" or "LeftArm"). Names with
+// no such joint, or several, are left out.
+func namespaceMap(src, dst *skel.Skeleton) motion.NameMap {
+	byBase := map[string]string{}
+	dup := map[string]bool{}
+	for j := 0; j < dst.NumJoints(); j++ {
+		n := dst.Joint(j).Name
+		b := motion.BaseName(n)
+		if _, ok := byBase[b]; ok {
+			dup[b] = true
+		}
+		byBase[b] = n
+	}
+	m := motion.NameMap{}
+	for j := 0; j < src.NumJoints(); j++ {
+		n := src.Joint(j).Name
+		if _, ok := dst.Index(n); ok {
+			continue
+		}
+		b := motion.BaseName(n)
+		if t, ok := byBase[b]; ok && !dup[b] {
+			m[n] = t
+		}
+	}
+	return m
 }
 
 // bvhScale guesses the BVH length unit: CMU files (hips offset and leg

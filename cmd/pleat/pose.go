@@ -22,6 +22,7 @@ type sceneFlags struct {
 	spec         scene.Spec
 	ground       string
 	armClearance float64 // mm
+	hideCovered  bool
 	place        string
 }
 
@@ -33,7 +34,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.spec.Pins, "pin", nil, "a garment vertex group (OBJ group, glTF material) to hold to the body (repeatable)")
 	fl.StringVar(&f.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto" (detect units and a vertical offset), "asis" (metres, the character's frame) or "SCALE[,DX,DY,DZ]" (metres per file unit, offset in metres)`)
 	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, armraise, elbowbend, kneebend, twist); empty: walk")
-	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names) or a map file ("from to" per line)`)
+	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names), "cmu-mixamo" (CMU clips onto a Mixamo rig), "cmu-max-mixamo", or a map file ("from to" per line; names may hold ':' as in mixamorig:Hips)`)
 	fl.Float64Var(&f.spec.FPS, "fps", 0, "resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30)")
 	fl.IntVar(&f.spec.Start, "start", 0, "first frame to keep (after resampling)")
 	fl.IntVar(&f.spec.End, "end", 0, "frame after the last to keep (0: to the end)")
@@ -42,6 +43,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.Float64Var(&f.spec.Seconds, "seconds", 0, "length of a procedural clip in seconds (default 4)")
 	fl.IntVar(&f.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural garments (default about 4000; 700 to 50000)")
 	fl.Float64Var(&f.armClearance, "arm-clearance", scene.DefaultArmClearance*1000, fmt.Sprintf("mm kept between forearms/hands and torso/legs by abducting the shoulders where the clip swings them through the body, and (at most %.0f mm of it) between the lower upper arms and the torso (0: leave the motion as it is)", scene.UpperArmClearance*1000))
+	fl.BoolVar(&f.hideCovered, "hide-covered", false, "leave out of the body written and rendered with the garments the skin under them (their .mhclo delete_verts); by default the body is whole, so no holes show where cloth lifts off it")
 }
 
 func (f *sceneFlags) load() (*scene.Scene, error) {
@@ -70,7 +72,12 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 		return nil, err
 	}
 	f.spec.GarmentPlace = pl
-	return scene.Load(f.spec)
+	s, err := scene.Load(f.spec)
+	if err != nil {
+		return nil, err
+	}
+	s.HideCovered = f.hideCovered
+	return s, nil
 }
 
 // parsePlacement parses --garment-place: "auto" (nil), "asis" or
