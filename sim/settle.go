@@ -164,4 +164,3 @@ func (s *Simulator) motion() (ke, vmax float64) {
 	}
 	return ke, math.Sqrt(v2)
 }
-
