@@ -3,19 +3,33 @@ package scene
 import (
 	"fmt"
 
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 )
 
-// GLTF returns the scene as a glTF scene: the skinned body (with skin hidden
-// under the garments removed) and each skinned garment on one skeleton, and
-// one animation of the clip's joint rotations and root translation. Any
-// glTF player skins it on the GPU; this is the skinning baseline.
+// OutputBody returns the body mesh that outputs (glTF, renders) show with
+// the garments: the whole body, or with HideCovered the body without the
+// triangles under the garments' .mhclo delete_verts
+// (character.Character.HiddenBody). A garment that lifts off the body shows
+// the skin under it in the first case and the background through a hole in
+// the second. Vertex ids are the same in both, so the body's skin weights
+// and skinned positions apply. The mesh is not to be modified.
+func (s *Scene) OutputBody() *mesh.Mesh {
+	if s.HideCovered {
+		return s.Character.HiddenBody(s.Garments...)
+	}
+	return s.Character.Body
+}
+
+// GLTF returns the scene as a glTF scene: the skinned body (OutputBody) and
+// each skinned garment on one skeleton, and one animation of the clip's
+// joint rotations and root translation. Any glTF player skins it on the
+// GPU; this is the skinning baseline.
 func (s *Scene) GLTF(name string) (*gltfio.Scene, error) {
 	sk := s.Character.Skeleton
 	gs := &gltfio.Scene{Skeleton: anim.Skeleton(sk)}
-	body := s.Character.HiddenBody(s.Garments...)
-	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: body, Skin: anim.Skin(s.Character.Weights)})
+	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)})
 	for i, g := range s.Garments {
 		n := g.Name
 		if n == "" {

@@ -65,8 +65,8 @@ func (s *Scene) trackBox(body []geom.Vec3) geom.Box {
 	}
 }
 
-// Render draws frame f of the skinning baseline: the body (skin under the
-// garments hidden) and the garments. Unless opt sets Bounds or a camera, the
+// Render draws frame f of the skinning baseline: the body (OutputBody) and
+// the garments. Unless opt sets Bounds or a camera, the
 // camera follows the character at a constant zoom.
 func (s *Scene) Render(f int, opt render.Options) (*image.NRGBA, error) {
 	body, garments, err := s.Frame(f, nil, nil)
@@ -76,7 +76,7 @@ func (s *Scene) Render(f int, opt render.Options) (*image.NRGBA, error) {
 	if opt.Bounds.IsEmpty() || opt.Bounds == (geom.Box{}) {
 		opt.Bounds = s.trackBox(body)
 	}
-	items := []render.Item{{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: PaletteColor(0)}}
+	items := []render.Item{{Mesh: s.OutputBody(), Verts: body, Color: PaletteColor(0)}}
 	k := 1
 	for i, g := range s.Garments {
 		// A garment of several pieces (a suit: top and trousers) gets one

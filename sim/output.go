@@ -58,9 +58,10 @@ func (r *Result) MergedRest() []geom.Vec3 {
 }
 
 // GLTF returns the simulation as a glTF scene: the skinned, animated body of
-// s and each garment piece as a mesh with one morph target per frame whose
-// weights step through the frames (vertex animation; three.js plays it, and
-// Blender imports it as shape keys). Large: 12 bytes per vertex per frame.
+// s (s.OutputBody: whole unless s.HideCovered) and each garment piece as a
+// mesh with one morph target per frame whose weights step through the
+// frames (vertex animation; three.js plays it, and Blender imports it as
+// shape keys). Large: 12 bytes per vertex per frame.
 func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 	n := r.NumFrames()
 	if n == 0 {
@@ -68,7 +69,7 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 	}
 	sk := s.Character.Skeleton
 	gs := &gltfio.Scene{Skeleton: anim.Skeleton(sk)}
-	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)})
+	gs.Meshes = append(gs.Meshes, gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)})
 	a := anim.Animation(name, sk, s.Clip.Poses[:n], r.FPS)
 	for i, p := range r.Pieces {
 		base := r.Frames[i][0]
@@ -94,9 +95,15 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 }
 
 // Write saves the garment animation by extension: .glb/.gltf (with the
-// body), .pc2 (plus the rest mesh beside it as .obj, which viewers and
-// Blender's PC2 importer need), or a folder (path ending in / or an existing
-// directory) of OBJ frames.
+// body), .pc2, or a folder (path ending in / or an existing directory) of
+// OBJ frames.
+//
+// Beside a .pc2 it writes the mesh as .obj (viewers and Blender's PC2
+// importer need one) in the rest shape the solver measured strain against
+// (MergedRest: the garment after the initial push-out from the body and
+// the inner layers), so that edge strains l/L − 1 recomputed from the two
+// files reproduce FrameStats.MaxStretch. (With Options.PatternRest and
+// metric UVs the rest lengths are those of the file's UVs instead.)
 func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
 	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") {
 		m, frames := r.Merged()
@@ -132,7 +139,9 @@ func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
 			return nil, err
 		}
 		rest := strings.TrimSuffix(path, filepath.Ext(path)) + ".obj"
-		return []string{path, rest}, obj.WriteFile(rest, m)
+		rm := *m
+		rm.Verts = r.MergedRest()
+		return []string{path, rest}, obj.WriteFile(rest, &rm)
 	}
 	return nil, fmt.Errorf("%s: write .glb, .gltf, .pc2 or a folder/ of OBJ frames", path)
 }

@@ -105,7 +105,7 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 			if gltfOut != "" {
 				var extra []gltfio.Mesh
 				if withBody {
-					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)})
+					extra = append(extra, gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)})
 				}
 				gs, err := f.GLTF(extra...)
 				if err != nil {

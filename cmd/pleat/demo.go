@@ -124,7 +124,7 @@ simulation flags of pose and simulate apply.`,
 			if err := save("simulated.glb", gs); err != nil {
 				return err
 			}
-			body := gltfio.Mesh{Name: "body", Mesh: s.Character.HiddenBody(s.Garments...), Skin: anim.Skin(s.Character.Weights)}
+			body := gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)}
 			if gs, err = fl.GLTF(body); err != nil {
 				return err
 			}
@@ -252,7 +252,7 @@ func renderGarments(s *scene.Scene, garments *mesh.Mesh, x []geom.Vec3, f int) (
 	box := geom.BoxOf(body)
 	c := box.Center()
 	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
-	items := []render.Item{{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: scene.PaletteColor(0)}}
+	items := []render.Item{{Mesh: s.OutputBody(), Verts: body, Color: scene.PaletteColor(0)}}
 	// One colour per garment piece (the merged mesh has a group per piece).
 	for i, g := range garments.Groups {
 		part := &mesh.Mesh{Verts: garments.Verts}

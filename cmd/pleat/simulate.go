@@ -131,7 +131,9 @@ iterations, maximum stretch, penetrations and their depth, kinetic energy).
 Ctrl-C stops after the current frame and keeps the frames done so far.
 
 Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
-(plus the rest mesh as .obj beside it), or a folder/ of OBJ frames.`,
+(plus, beside it as .obj, the rest shape the stretch figures are measured
+against), or a folder/ of OBJ frames. The body is whole unless
+--hide-covered.`,
 		Example: `  pleat simulate --out out/sim.glb                     # procedural default
   pleat simulate --scene sheet --out out/sheet.glb
   pleat simulate --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
@@ -228,7 +230,7 @@ func renderSim(s *scene.Scene, res *sim.Result, f int) (img *image.NRGBA, err er
 	if err != nil {
 		return nil, err
 	}
-	items := []render.Item{{Mesh: s.Character.HiddenBody(s.Garments...), Verts: body, Color: scene.PaletteColor(0)}}
+	items := []render.Item{{Mesh: s.OutputBody(), Verts: body, Color: scene.PaletteColor(0)}}
 	for i, p := range res.Pieces {
 		items = append(items, render.Item{Mesh: p.Mesh, Verts: res.Frames[i][f], Color: scene.PaletteColor(i + 1)})
 	}
