@@ -34,8 +34,84 @@ Benchmarks:
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newBenchSimCmd())
+	cmd.AddCommand(newBenchSimCmd(), newBenchLoadCmd(), newBenchChildCmd(), newBenchHogCmd())
 	return cmd
+}
+
+func newBenchLoadCmd() *cobra.Command {
+	var opt bench.LoadOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Time simulation idle, beside busy processes and beside other simulations",
+		Long: `load times the procedural suit walking, each run in a process of its own:
+with one and two workers alone, with one and two workers beside --procs
+busy-loop processes, and --procs one-worker simulations at once (as a
+wrinkle database build runs its shards). It prints the median ms per frame
+and the ratios the engine aims at: two workers never slower than one under
+load, and N simulations at once on N cores each at most 1.2 times slower
+than one alone.`,
+		Example: `  pleat bench load
+  pleat bench load --verts 700 --frames 60
+  pleat bench load --procs 16 --json > load.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			opt.Exe, opt.Log = exe, cmd.ErrOrStderr()
+			rep, err := bench.LoadBench(ctx, opt)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return benchWriteJSON(cmd.OutOrStdout(), rep)
+			}
+			return bench.WriteLoadTable(cmd.OutOrStdout(), rep)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntSliceVar(&opt.Cases, "verts", nil, "procedural suit resolutions (default 700,25000)")
+	fl.IntVar(&opt.Frames, "frames", 0, "walk frames timed per run (default 30, 12 above 5000 vertices)")
+	fl.IntVar(&opt.Procs, "procs", 0, "busy processes and simulations at once (default: the number of CPUs)")
+	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// newBenchChildCmd is the timed run of bench load, in its own process.
+func newBenchChildCmd() *cobra.Command {
+	var verts, workers, frames int
+	cmd := &cobra.Command{
+		Use:    "load-child",
+		Short:  "one timed run of bench load (prints JSON)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := bench.TimeChild(cmd.Context(), verts, workers, frames)
+			if err != nil {
+				return err
+			}
+			return json.NewEncoder(cmd.OutOrStdout()).Encode(r)
+		},
+	}
+	cmd.Flags().IntVar(&verts, "verts", 700, "procedural suit resolution")
+	cmd.Flags().IntVar(&workers, "workers", 1, "workers")
+	cmd.Flags().IntVar(&frames, "frames", 30, "frames timed")
+	return cmd
+}
+
+// newBenchHogCmd is the competing load of bench load: a busy loop.
+func newBenchHogCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "load-hog",
+		Short:  "a busy loop until killed (the competing load of bench load)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		Run:    func(cmd *cobra.Command, args []string) { bench.Hog() },
+	}
 }
 
 func newBenchSimCmd() *cobra.Command {
