@@ -153,6 +153,12 @@ func LoadMakeHuman(opt MakeHumanOptions) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every base vertex is in a face (body, helpers, joint cubes), and the
+	// rig and weights index them all: a file cut short in its faces would
+	// give a body of a fraction of its vertices.
+	if n := res.UnusedVerts(); n > 0 {
+		return nil, fmt.Errorf("character: %s: %d of %d vertices are used by no face: the file looks cut short (the .mhskel and .mhw index all of them)", filepath.Base(opt.BaseOBJ), n, len(res.Mesh.Verts))
+	}
 	full := res.Mesh
 	groups := opt.Groups
 	if groups == nil {
@@ -361,8 +367,7 @@ func LoadGarment(path string, base []geom.Vec3, baseWeights skel.Weights) (*Garm
 	if c.OBJFile == "" {
 		return nil, perr(filepath.Base(path), 0, "obj_file", "missing")
 	}
-	objPath := filepath.Join(filepath.Dir(path), filepath.FromSlash(c.OBJFile))
-	m, err := obj.ReadFile(objPath)
+	m, objPath, err := readGarmentOBJ(path, c.OBJFile)
 	if err != nil {
 		return nil, err
 	}
@@ -381,6 +386,33 @@ func LoadGarment(path string, base []geom.Vec3, baseWeights skel.Weights) (*Garm
 		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return &Garment{Name: name, Mesh: m, Weights: w, Binding: *b, DeleteVerts: c.DeleteVerts}, nil
+}
+
+// readGarmentOBJ reads the OBJ named by a .mhclo's obj_file, which must
+// lie inside the .mhclo's folder: an absolute path, or one that climbs out
+// with "..", is refused, and the file is opened through os.OpenInRoot, so
+// that a link cannot lead out either. Every vertex must be used by a face
+// (a garment OBJ cut short in its faces shows otherwise).
+func readGarmentOBJ(mhclo, objFile string) (*mesh.Mesh, string, error) {
+	name := filepath.FromSlash(objFile)
+	if !filepath.IsLocal(name) {
+		return nil, "", perr(filepath.Base(mhclo), 0, "obj_file", "%q is outside the garment's folder", objFile)
+	}
+	dir := filepath.Dir(mhclo)
+	f, err := os.OpenInRoot(dir, name)
+	if err != nil {
+		return nil, "", perr(filepath.Base(mhclo), 0, "obj_file", "%v", err)
+	}
+	defer f.Close()
+	objPath := filepath.Join(dir, name)
+	res, err := obj.ReadDetailed(f, filepath.Base(objPath), obj.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	if n := res.UnusedVerts(); n > 0 {
+		return nil, "", fmt.Errorf("character: %s: %d of %d vertices are used by no face: the file looks cut short", filepath.Base(objPath), n, len(res.Mesh.Verts))
+	}
+	return res.Mesh, objPath, nil
 }
 
 // BlendWeights returns skinning weights for the vertices of a binding:

@@ -61,6 +61,21 @@ const (
 	maxFileSize = 1 << 31  // bytes read from one file
 )
 
+// Bounds on the values Read accepts. Larger ones are corrupt or hostile:
+// they overflow to Inf further down (a root at 1e300 units) or make the
+// rotations meaningless.
+const (
+	// MaxRotation bounds rotation channels, in degrees (about 280 turns;
+	// unwrapped angles of long clips stay far below).
+	MaxRotation = 1e5
+	// MaxPosition bounds offsets and position channels, in file units
+	// (10,000 km in metres, 100 km in centimetres).
+	MaxPosition = 1e7
+	// MaxRootDistance bounds, in metres, how far Clip lets the root move
+	// from its rest position: no capture volume is a kilometre wide.
+	MaxRootDistance = 1000
+)
+
 // BVHJoint is one joint of a BVH hierarchy.
 type BVHJoint struct {
 	// Name is the joint name after ROOT or JOINT.
@@ -151,8 +166,10 @@ func validName(s string) bool {
 
 // Validate checks that b can be written and read back unchanged: one root
 // at index 0, joints in depth-first order, valid unique names, finite
-// offsets, at most six distinct known channels per joint, a positive finite
-// FrameTime and NumChannels finite values per frame. Errors wrap ErrInvalid.
+// offsets within MaxPosition, at most six distinct known channels per
+// joint, a positive finite FrameTime and NumChannels finite values per
+// frame within MaxRotation (rotations) or MaxPosition (positions). Errors
+// wrap ErrInvalid.
 func (b *BVH) Validate() error {
 	if len(b.Joints) == 0 {
 		return invalid("no joints")
@@ -170,6 +187,8 @@ func (b *BVH) Validate() error {
 			return invalid("joint %d: duplicate name %q", j, jt.Name)
 		case !jt.Offset.IsFinite() || (jt.EndSite != nil && !jt.EndSite.IsFinite()):
 			return invalid("joint %d %q: non-finite offset", j, jt.Name)
+		case !withinPos(jt.Offset) || (jt.EndSite != nil && !withinPos(*jt.EndSite)):
+			return invalid("joint %d %q: offset beyond ±%g units", j, jt.Name, float64(MaxPosition))
 		case len(jt.Channels) > maxChannels:
 			return invalid("joint %d %q: %d channels, at most %d", j, jt.Name, len(jt.Channels), maxChannels)
 		}
@@ -199,6 +218,12 @@ func (b *BVH) Validate() error {
 		}
 	}
 	nc := b.NumChannels()
+	var lim []float64
+	for _, jt := range b.Joints {
+		for _, c := range jt.Channels {
+			lim = append(lim, channelLimit(c))
+		}
+	}
 	for f, fr := range b.Frames {
 		if len(fr) != nc {
 			return invalid("frame %d has %d values, want %d", f, len(fr), nc)
@@ -206,6 +231,9 @@ func (b *BVH) Validate() error {
 		for i, v := range fr {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return invalid("frame %d value %d is %g", f, i, v)
+			}
+			if math.Abs(v) > lim[i] {
+				return invalid("frame %d value %d: %g is beyond ±%g", f, i, v, lim[i])
 			}
 		}
 	}
@@ -298,6 +326,9 @@ func (l *lexer) vec(what string) (geom.Vec3, error) {
 		x, err := l.float(what)
 		if err != nil {
 			return geom.Vec3{}, err
+		}
+		if math.Abs(x) > MaxPosition {
+			return geom.Vec3{}, l.errf(l.last, "%s: %g is beyond ±%g units", what, x, float64(MaxPosition))
 		}
 		v[i] = x
 	}
@@ -564,7 +595,17 @@ func (l *lexer) motion(b *BVH) error {
 	if extra := l.restOfLine(); extra != "" {
 		return l.errf(line, "unexpected %q after Frame Time", clip(extra))
 	}
-	// Frame lines.
+	// Frame lines; kind[i] says which joint and channel value i is.
+	type chanOf struct {
+		joint int
+		ch    Channel
+	}
+	kind := make([]chanOf, 0, nc)
+	for j, jt := range b.Joints {
+		for _, c := range jt.Channels {
+			kind = append(kind, chanOf{j, c})
+		}
+	}
 	data := make([]float64, 0, min(nframes*nc, 1<<20))
 	b.Frames = make([][]float64, 0, min(nframes, 1<<16))
 	lastLine := l.line
@@ -607,8 +648,12 @@ func (l *lexer) motion(b *BVH) error {
 			}
 			if n < nc {
 				v, err := parseFinite(text[s:i])
+				k := kind[n]
 				if err != nil {
-					return l.errf(line, "frame %d value %d: %v", f, n, err)
+					return l.errf(line, "frame %d value %d (%s %v): %v", f, n, b.Joints[k.joint].Name, k.ch, err)
+				}
+				if lim := channelLimit(k.ch); math.Abs(v) > lim {
+					return l.errf(line, "frame %d value %d (%s %v): %g is beyond ±%g", f, n, b.Joints[k.joint].Name, k.ch, v, lim)
 				}
 				data = append(data, v)
 			}
@@ -625,6 +670,18 @@ func (l *lexer) motion(b *BVH) error {
 	// The frames may point into several generations of data; that is fine,
 	// each slice has its own capacity limit.
 	return nil
+}
+
+func withinPos(v geom.Vec3) bool {
+	return math.Abs(v.X) <= MaxPosition && math.Abs(v.Y) <= MaxPosition && math.Abs(v.Z) <= MaxPosition
+}
+
+// channelLimit returns the largest magnitude Read accepts for channel c.
+func channelLimit(c Channel) float64 {
+	if c.IsRotation() {
+		return MaxRotation
+	}
+	return MaxPosition
 }
 
 // cutFold cuts prefix (case-insensitively) from s.

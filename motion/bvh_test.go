@@ -204,9 +204,12 @@ func TestReadErrors(t *testing.T) {
 		{"no motion", "HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n}\n", "x.bvh:5: no MOTION section"},
 		{"short frame", head + "Frames: 2\nFrame Time: 0.1\n1 2 3\n1 2\n", "x.bvh:11: frame 1 has 2 values, want 3"},
 		{"long frame", head + "Frames: 1\nFrame Time: 0.1\n1 2 3 4\n", "x.bvh:10: frame 0 has 4 values, want 3"},
-		{"nan", head + "Frames: 1\nFrame Time: 0.1\n1 NaN 3\n", "x.bvh:10: frame 0 value 1: non-finite number \"NaN\""},
+		{"nan", head + "Frames: 1\nFrame Time: 0.1\n1 NaN 3\n", "x.bvh:10: frame 0 value 1 (A Yposition): non-finite number \"NaN\""},
 		{"inf", head + "Frames: 1\nFrame Time: 0.1\n1 2 -Inf\n", "non-finite"},
-		{"bad number", head + "Frames: 1\nFrame Time: 0.1\n1 2 x3\n", "x.bvh:10: frame 0 value 2: bad number \"x3\""},
+		{"bad number", head + "Frames: 1\nFrame Time: 0.1\n1 2 x3\n", "x.bvh:10: frame 0 value 2 (A Zrotation): bad number \"x3\""},
+		{"absurd rotation", head + "Frames: 2\nFrame Time: 0.1\n1 2 3\n1 2 1e300\n", "x.bvh:11: frame 1 value 2 (A Zrotation): 1e+300 is beyond ±100000"},
+		{"absurd position", head + "Frames: 1\nFrame Time: 0.1\n1e300 2 3\n", "x.bvh:10: frame 0 value 0 (A Xposition): 1e+300 is beyond ±1e+07"},
+		{"absurd offset", "HIERARCHY\nROOT A\n{\n\tOFFSET 0 1e300 0\n", "x.bvh:4: OFFSET of A: 1e+300 is beyond ±1e+07 units"},
 		{"truncated", head + "Frames: 3\nFrame Time: 0.1\n1 2 3\n1 2 3\n", "x.bvh:11: found 2 frames, Frames: says 3 (truncated file?)"},
 		{"extra frames", head + "Frames: 1\nFrame Time: 0.1\n1 2 3\n1 2 3\n", "x.bvh:11: more frame lines than Frames: 1"},
 		{"missing brace", "HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT B\n\t{\n\tOFFSET 0 1 0\n}\nMOTION\n", "x.bvh:9: MOTION inside joint \"A\" (missing \"}\")"},
@@ -318,5 +321,21 @@ func BenchmarkReadBVH(b *testing.B) {
 		if _, err := Read(bytes.NewReader(data), "bench.bvh"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestClipRootBound: a root beyond MaxRootDistance (10 km in a centimetre
+// file, within Read's bounds) is refused by Clip, naming frame and joint.
+func TestClipRootBound(t *testing.T) {
+	in := "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Xposition Yposition Zposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 90 0\n1e6 90 0\n"
+	b, err := Read(strings.NewReader(in), "far.bvh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Clip(0.01); err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `frame 1 joint "Hips": the root is 1e+04 m from its rest position`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := b.Clip(1e-4); err != nil {
+		t.Errorf("100 m: %v", err)
 	}
 }

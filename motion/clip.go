@@ -98,7 +98,9 @@ const nonRootTol = 1e-4
 // position channel takes the offset's value. Position channels on other
 // joints cannot be expressed in a skel.Pose: they are accepted only when
 // they equal the joint's offset (within 1e-4·(1+|offset|) file units,
-// as exporters writing six channels per joint do) and are ignored.
+// as exporters writing six channels per joint do) and are ignored. A root
+// more than MaxRootDistance from its rest position is an error wrapping
+// ErrInvalid that names the frame and joint.
 func (b *BVH) Clip(scale float64) (*Clip, error) {
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, fmt.Errorf("motion: scale %g, want positive and finite", scale)
@@ -171,6 +173,9 @@ func (b *BVH) Clip(scale float64) (*Clip, error) {
 			p.Rot[j] = q.Normalize()
 			if j == 0 {
 				p.Root = geom.Vec3{X: pos[0], Y: pos[1], Z: pos[2]}.Scale(scale).Sub(root.Scale(scale))
+				if d := p.Root.Len(); !(d <= MaxRootDistance) {
+					return nil, fmt.Errorf("motion: %w: frame %d joint %q: the root is %.3g m from its rest position, beyond %g m", ErrInvalid, f, jt.Name, d, float64(MaxRootDistance))
+				}
 			}
 		}
 		for j := n; j < nj; j++ {

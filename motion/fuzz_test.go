@@ -35,6 +35,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 2\nFrame Time: 1e-3\n90\n-90\n")
 	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT B\n\t{\n\tOFFSET 0 1 0\n}\nMOTION\n")
 	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nROOT B\n{\n}\n")
+	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 2 Xposition Zrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1e7 1e5\n1e300 -1e300\n")
 	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "mocap/cmu/*.bvh"))
 		for _, p := range files {

@@ -120,8 +120,37 @@ const (
 	SmoothSeconds = 0.05 // s
 )
 
-// Load builds a scene from spec.
+// Bounds of Spec's numbers (see Spec.check).
+const (
+	MaxFPS     = 1000   // frames per second
+	MaxSeconds = 3600.0 // length of a procedural clip, s
+)
+
+// check reports the first number of spec out of its documented range,
+// before any file is read.
+func (spec *Spec) check() error {
+	switch {
+	case !(spec.FPS >= 0 && spec.FPS <= MaxFPS):
+		return fmt.Errorf("fps %g: want 0 (the clip's own) to %d", spec.FPS, MaxFPS)
+	case spec.Start < 0:
+		return fmt.Errorf("start frame %d is negative", spec.Start)
+	case spec.End < 0:
+		return fmt.Errorf("end frame %d is negative (0 means the last)", spec.End)
+	case !(spec.Seconds >= 0 && spec.Seconds <= MaxSeconds):
+		return fmt.Errorf("seconds %g: want 0 (the default) to %g", spec.Seconds, MaxSeconds)
+	case math.IsNaN(spec.ArmClearance):
+		return errors.New("arm clearance is NaN")
+	}
+	return nil
+}
+
+// Load builds a scene from spec. Numbers out of range (FPS beyond
+// [0, MaxFPS], negative frames, Seconds beyond [0, MaxSeconds]) are refused
+// before any file is read.
 func Load(spec Spec) (*Scene, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
 	if spec.Character == "" {
 		return loadProcedural(spec)
 	}

@@ -35,7 +35,7 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto" (detect units and a vertical offset), "asis" (metres, the character's frame) or "SCALE[,DX,DY,DZ]" (metres per file unit, offset in metres)`)
 	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, armraise, elbowbend, kneebend, twist); empty: walk")
 	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names), "cmu-mixamo" (CMU clips onto a Mixamo rig), "cmu-max-mixamo", or a map file ("from to" per line; names may hold ':' as in mixamorig:Hips)`)
-	fl.Float64Var(&f.spec.FPS, "fps", 0, "resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30)")
+	fl.Float64Var(&f.spec.FPS, "fps", 0, fmt.Sprintf("resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30; at most %d)", scene.MaxFPS))
 	fl.IntVar(&f.spec.Start, "start", 0, "first frame to keep (after resampling)")
 	fl.IntVar(&f.spec.End, "end", 0, "frame after the last to keep (0: to the end)")
 	fl.BoolVar(&f.spec.KeepFirstFrame, "keep-first-frame", false, "keep a leading T-pose frame (dropped by default when detected, as in CMU clips)")
@@ -67,6 +67,9 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 	default:
 		f.spec.ArmClearance = f.armClearance / 1000
 	}
+	if err := checkFlagBounds(f); err != nil {
+		return nil, err
+	}
 	pl, err := parsePlacement(f.place)
 	if err != nil {
 		return nil, err
@@ -78,6 +81,25 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 	}
 	s.HideCovered = f.hideCovered
 	return s, nil
+}
+
+// checkFlagBounds names the flag of the first scene number out of range
+// (scene.Load checks them too, without the flag names).
+func checkFlagBounds(f *sceneFlags) error {
+	sp := &f.spec
+	switch {
+	case !(sp.FPS >= 0 && sp.FPS <= scene.MaxFPS):
+		return fmt.Errorf("--fps %g: want 0 (keep the clip's rate) to %d", sp.FPS, scene.MaxFPS)
+	case sp.Start < 0:
+		return fmt.Errorf("--start %d: want 0 or more", sp.Start)
+	case sp.End < 0:
+		return fmt.Errorf("--end %d: want 0 (to the end) or more", sp.End)
+	case !(sp.Seconds >= 0 && sp.Seconds <= scene.MaxSeconds):
+		return fmt.Errorf("--seconds %g: want 0 (4 s) to %g", sp.Seconds, scene.MaxSeconds)
+	case sp.Resolution < 0 || sp.Resolution > 200000:
+		return fmt.Errorf("--resolution %d: want 0 (default) to 200000", sp.Resolution)
+	}
+	return nil
 }
 
 // parsePlacement parses --garment-place: "auto" (nil), "asis" or
@@ -130,6 +152,9 @@ the output (--renders).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
+			if err := checkWritable(out); err != nil {
+				return err
+			}
 			s, err := sf.load()
 			if err != nil {
 				return err
@@ -165,6 +190,42 @@ the output (--renders).`,
 	cmd.Flags().StringVarP(&out, "out", "o", "out/pose.glb", "output .glb or .gltf")
 	cmd.Flags().StringVar(&renders, "renders", "first,middle,last", `frames to render as PNG beside the output ("0,100,300", "first,middle,last", or "" for none)`)
 	return cmd
+}
+
+// checkWritable makes sure each output path can be written before long
+// work starts: its folder is created and a probe file made and removed in
+// it (a path ending in '/' is a folder of outputs); an existing file must
+// be writable and not a folder.
+func checkWritable(paths ...string) error {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		dir := filepath.Dir(p)
+		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
+			dir = p
+		} else if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return fmt.Errorf("output %s is a folder", p)
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("output %s is not writable: %w", p, err)
+			}
+			f.Close()
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("output %s: cannot create its folder: %w", p, err)
+		}
+		f, err := os.CreateTemp(dir, ".pleat-write-check-*")
+		if err != nil {
+			return fmt.Errorf("output %s: cannot write in %s: %w", p, dir, err)
+		}
+		name := f.Name()
+		f.Close()
+		os.Remove(name)
+	}
+	return nil
 }
 
 // describeScene prints what was loaded.

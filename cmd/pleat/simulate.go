@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,16 +42,24 @@ func (f *simFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.fabric, "fabric", "denim", "fabric preset: "+strings.Join(fabricNames(), ", ")+"; or piece=fabric pairs, e.g. shirt=jersey,trousers=denim")
 	fl.StringVar(&f.model, "model", "mass-spring", "cloth model: mass-spring (Choi-Ko, as wang2010) or weft-warp (volino-cordier)")
 	fl.StringVar(&f.integrator, "integrator", "euler", "time integration: euler (implicit Euler) or bdf2")
-	fl.IntVar(&f.verts, "verts", 0, "refine garments (split their longest triangles) to at least this many vertices in total (0: as given)")
+	fl.IntVar(&f.verts, "verts", 0, fmt.Sprintf("refine garments (split their longest triangles) to at least this many vertices in total (0: as given; at most %d)", maxVerts))
 	fl.Float64Var(&f.thickness, "thickness", 3, "body safety distance in mm")
 	fl.IntVar(&f.substeps, "substeps", 0, "cloth substeps per frame (0: one per 1/60 s, more in frames where the garments move over 10 cm per substep)")
 	fl.BoolVar(&f.frictionless, "frictionless", false, "no friction between cloth and body")
 	fl.BoolVar(&f.noLayers, "no-layers", false, "no cloth-cloth collision between garment pieces")
 	fl.BoolVar(&f.noAttach, "no-attach", false, "do not hold the top boundary loop (waistband, collar) to the body")
 	fl.BoolVar(&f.selfCollide, "self-collide", false, "vertex-triangle self-collision repulsion within each garment piece")
-	fl.Float64Var(&f.settle, "settle", 0.5, "seconds simulated on the first pose before the clip plays (0: none)")
+	fl.Float64Var(&f.settle, "settle", 0.5, fmt.Sprintf("seconds simulated on the first pose before the clip plays (0: none; at most %g)", maxSettle))
 	fl.Float64Var(&f.bodyProxy, "body-proxy", 0, "tolerance in mm of the simplified body the cloth collides with (0: from the garment's edge length, 1-5 mm; negative: the full body)")
 }
+
+// Bounds of the simulation flags. maxVerts keeps a mistyped --verts from
+// exhausting memory before any frame is simulated; maxSettle from running
+// for hours without output.
+const (
+	maxVerts  = 1000000
+	maxSettle = 10.0 // s
+)
 
 func fabricNames() []string {
 	var n []string
@@ -67,7 +76,13 @@ func (f *simFlags) options(fps float64) (sim.Options, error) {
 		return o, fmt.Errorf("--body-proxy %g mm: want at most 50 mm (0: automatic, negative: off)", f.bodyProxy)
 	}
 	o.BodyProxy = f.bodyProxy / 1000
-	if f.settle <= 0 {
+	if f.verts < 0 || f.verts > maxVerts {
+		return o, fmt.Errorf("--verts %d: want 0 (as given) to %d", f.verts, maxVerts)
+	}
+	if !(f.settle >= 0 && f.settle <= maxSettle) {
+		return o, fmt.Errorf("--settle %g s: want 0 to %g", f.settle, maxSettle)
+	}
+	if f.settle == 0 {
 		o.Settle = -1
 	} else {
 		o.Settle = f.settle
@@ -128,7 +143,10 @@ the body), or a test scene (--scene sheet: a sheet pinned at two corners;
 
 It prints a progress bar and a per-run report (time per frame, CG
 iterations, maximum stretch, penetrations and their depth, kinetic energy).
-Ctrl-C stops after the current frame and keeps the frames done so far.
+Ctrl-C or SIGTERM (what a render farm or queue sends) stops after the
+current frame: the frames done so far are written, and pleat exits with
+status 1 and an error saying the output is partial. Flags are checked and
+the output path is tried for writing before any work starts.
 
 Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
 (plus, beside it as .obj, the rest shape the stretch figures are measured
@@ -142,8 +160,14 @@ against), or a folder/ of OBJ frames. The body is whole unless
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if err := checkWritable(out, reportOut); err != nil {
+				return err
+			}
+			if _, err := mf.options(30); err != nil { // flag bounds, before any work
+				return err
+			}
 			if sceneName != "" {
 				return runTestScene(ctx, w, sceneName, mf, seconds, out, renders)
 			}
@@ -158,6 +182,9 @@ against), or a folder/ of OBJ frames. The body is whole unless
 			opt, err := mf.options(s.Clip.FPS)
 			if err != nil {
 				return err
+			}
+			if _, err := parseFrames(renders, len(s.Clip.Poses)); err != nil {
+				return fmt.Errorf("--renders: %w", err)
 			}
 			res, err := runSim(ctx, cmd, s, opt)
 			if res == nil {
@@ -192,6 +219,9 @@ against), or a folder/ of OBJ frames. The body is whole unless
 					}
 					fmt.Fprintln(w, "wrote", reportOut)
 				}
+			}
+			if err == nil && res.Interrupted {
+				err = fmt.Errorf("interrupted: the output holds %d of %d frames (partial)", res.NumFrames(), len(s.Clip.Poses))
 			}
 			return err
 		},
@@ -372,10 +402,15 @@ func runTestScene(ctx context.Context, w io.Writer, name string, mf simFlags, se
 	frames := [][]geom.Vec3{append([]geom.Vec3(nil), sc.Cloth.X...)}
 	var stats []cloth.StepStats
 	start := time.Now()
+	if !(seconds > 0 && seconds <= 600) {
+		return fmt.Errorf("--seconds-sim %g: want more than 0 and at most 600", seconds)
+	}
 	n := int(math.Round(seconds / sc.FrameDt))
+	partial := false
 	for k := 0; k < n; k++ {
 		if ctx.Err() != nil {
 			fmt.Fprintf(w, "interrupted after %d of %d frames\n", k, n)
+			partial = true
 			break
 		}
 		st, err := sc.Cloth.Step(sc.FrameDt)
@@ -429,6 +464,9 @@ func runTestScene(ctx context.Context, w io.Writer, name string, mf simFlags, se
 	})
 	for _, n := range names {
 		fmt.Fprintln(w, "wrote", n)
+	}
+	if err == nil && partial {
+		err = fmt.Errorf("interrupted: %s holds %d of %d frames (partial)", out, len(stats), n)
 	}
 	return err
 }

@@ -57,6 +57,9 @@ func FuzzRead(f *testing.F) {
 		if len(res.FaceOf) != len(m.Tris) || res.NumFaces() < 1 {
 			t.Fatalf("bad face map: %d for %d tris", len(res.FaceOf), len(m.Tris))
 		}
+		if u := res.UnusedVerts(); u < 0 || u >= len(m.Verts) {
+			t.Fatalf("%d unused of %d vertices", u, len(m.Verts))
+		}
 		// What we read, we can write and read back identically.
 		var buf bytes.Buffer
 		if err := Write(&buf, m); err != nil {

@@ -483,3 +483,24 @@ func BenchmarkReadOBJ(b *testing.B) {
 		}
 	}
 }
+
+// TestUnusedVerts: vertices no face uses are counted, as a file cut short
+// in its faces has them.
+func TestUnusedVerts(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 0},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\n", 1},
+		{"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 2 2 0\nf 1 2 3\nf 2 -2 3\n", 1},
+	} {
+		res, err := ReadDetailed(strings.NewReader(tc.in), "u.obj", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.UnusedVerts(); got != tc.want {
+			t.Errorf("%q: %d unused, want %d", tc.in, got, tc.want)
+		}
+	}
+}

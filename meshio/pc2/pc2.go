@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/pleat-dev/pleat/geom"
 )
@@ -49,20 +50,29 @@ type Cache struct {
 // applicable; both -1 for header problems). Err, when non-nil, is an
 // underlying I/O error.
 type Error struct {
+	// File names the file (its base name) when the data came from ReadFile;
+	// "" for readers.
+	File          string
 	Sample, Point int
 	Msg           string
 	Err           error
 }
 
-// Error formats e as "pc2: sample S point P: message" (or "pc2: header: ...").
+// Error formats e as "pc2: sample S point P: message" (or "pc2: header:
+// ..."), with the file name instead of "pc2" when File is set
+// ("walk.pc2: sample 3: ...").
 func (e *Error) Error() string {
+	pre := "pc2"
+	if e.File != "" {
+		pre = e.File
+	}
 	switch {
 	case e.Sample < 0:
-		return "pc2: header: " + e.Msg
+		return pre + ": header: " + e.Msg
 	case e.Point < 0:
-		return fmt.Sprintf("pc2: sample %d: %s", e.Sample, e.Msg)
+		return fmt.Sprintf("%s: sample %d: %s", pre, e.Sample, e.Msg)
 	}
-	return fmt.Sprintf("pc2: sample %d point %d: %s", e.Sample, e.Point, e.Msg)
+	return fmt.Sprintf("%s: sample %d point %d: %s", pre, e.Sample, e.Point, e.Msg)
 }
 
 // Unwrap returns the underlying I/O error, if any.
@@ -214,14 +224,30 @@ func Read(r io.Reader) (*Cache, error) {
 	}
 }
 
-// ReadFile reads the PC2 file at path.
+// ReadFile reads the PC2 file at path. Its errors name the file: an
+// *Error with File set to the base name, or a wrapped I/O error.
 func ReadFile(path string) (*Cache, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(bufio.NewReaderSize(f, 1<<16))
+	c, err := Read(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, nameFile(err, path)
+	}
+	return c, nil
+}
+
+// nameFile puts path's base name into a *Error, or wraps any other error
+// with the path.
+func nameFile(err error, path string) error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		pe.File = filepath.Base(path)
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // Writer streams samples to a PC2 file. It buffers; Close flushes and
@@ -340,7 +366,10 @@ func WriteFile(path string, c *Cache) error {
 	}
 	if err := Write(f, c); err != nil {
 		f.Close()
-		return err
+		return nameFile(err, path)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -173,6 +175,15 @@ func TestReadErrors(t *testing.T) {
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Errorf("error %T is not *Error", err)
+			}
+			// ReadFile names the file instead of "pc2".
+			path := filepath.Join(t.TempDir(), "bad.pc2")
+			if err := os.WriteFile(path, tc.in, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = ReadFile(path)
+			if want := "bad.pc2" + strings.TrimPrefix(tc.want, "pc2"); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("ReadFile: error %v, want prefix %q", err, want)
 			}
 		})
 	}
