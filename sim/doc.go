@@ -17,18 +17,27 @@
 // (the largest, where it is, and how many edges exceed 10 %), penetration
 // and kinetic energy. Each piece is simulated with its vertices in reverse
 // Cuthill–McKee order, for the solver's preconditioner; results come back
-// in the piece's own order. The pieces are stepped concurrently, one
-// goroutine each per substep (as Wang et al. 2010 §4 step shirt and pants
-// in threads synchronised after every step): each collides with the
-// others' states at the start of the substep (collide.Snapshot) and with
-// its own copy of the body, so results do not depend on the number of
-// goroutines. Small pieces (each stepping on one goroutine) keep their
-// goroutines for the frame, waiting for the next substep by spinning. A
-// piece done before the others prepares the coming frame (its skinned
-// collision body and attachment targets, which depend only on the clip)
-// instead of waiting. A frame takes one substep per 1/60 s by default, and more
-// where the clip moves the garments' skinned shapes more than 10 cm per
-// substep (a kick's swing, a clip played fast; at most 32 per frame).
+// in the piece's own order.
+//
+// The engine is a Simulator, built once (New) and stepped: Step advances
+// one frame to a pose as poses arrive (a clip, a game loop, a live mocap
+// stream), SettleTo moves into a pose and holds it until the garments are
+// at rest (a wrinkle-database sample). Run is a loop over it: a settle
+// from the rest pose into the clip's first pose, then one Step per frame.
+//
+// The pieces are stepped concurrently (as Wang et al. 2010 §4 step shirt
+// and pants in threads synchronised after every step): each collides with
+// the others' states at the start of the substep (collide.Snapshot) and
+// with its own copy of the body, so results do not depend on the number of
+// goroutines. Helper goroutines park between substeps and claim pieces
+// from a counter that the calling goroutine claims from too, so a helper
+// that a busy machine has not scheduled costs nothing. A goroutine whose
+// pieces are done before the others prepares the coming frame (its skinned
+// collision body and attachment targets, when Simulator.Ahead named its
+// pose) instead of waiting. A frame takes one substep per 1/60 s by
+// default, and more where the motion moves the garments' skinned shapes
+// more than 10 cm per substep (a kick's swing, a clip played fast; at most
+// 32 per frame).
 //
 // Units are SI (metres, seconds, kilograms); +Y up. A run is deterministic:
 // the same scene and options give bit-identical frames on one platform.
