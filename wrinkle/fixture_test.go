@@ -47,7 +47,7 @@ func getFixture(t testing.TB) *fixture {
 	return &fix
 }
 
-// smallSpec samples every role on a coarse grid (63 samples).
+// smallSpec samples every role on a coarse grid (53 samples).
 const smallSpecJSON = `{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
  {"role": "spine", "flex": {"min": -30, "max": 30, "step": 30}, "twist": {"min": -30, "max": 30, "step": 30}},
  {"role": "left_shoulder", "flex": {"min": 0, "max": 60, "step": 30}, "abduct": {"min": -30, "max": 0, "step": 30}, "twist": {"min": -30, "max": 30, "step": 30}},
