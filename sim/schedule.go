@@ -91,9 +91,10 @@ func (t *team) claimAll() (n int32, task func(int), pre *ahead) {
 }
 
 // run steps pieces 0..n−1 by task and returns when all are done; pre (may
-// be nil) is helped while some are still stepping.
-func (t *team) run(n int, task func(int), pre *ahead) {
-	if len(t.wake) == 0 || n <= 1 {
+// be nil) is helped while some are still stepping. serial runs them all
+// on the calling goroutine.
+func (t *team) run(n int, task func(int), pre *ahead, serial bool) {
+	if len(t.wake) == 0 || n <= 1 || serial {
 		for i := range n {
 			task(i)
 		}
@@ -185,3 +186,70 @@ func (a *ahead) finish() {
 
 // disarm drops the preparation (no helper may be running).
 func (a *ahead) disarm() { a.armed = false }
+
+// pacer picks, frame by frame, whether the pieces are stepped by the team
+// (in parallel) or by the calling goroutine alone (serially): on a machine
+// busy with other work, goroutines that wait for each other every substep
+// can be slower than one goroutine, since each wait costs a scheduling
+// delay. It keeps a moving average of the time per substep of each mode
+// and uses the faster, timing the other one now and then to follow a
+// changing load (first after probeMin frames, then twice as long each
+// time the faster mode stays the faster, up to probeMax). The mode never
+// changes results.
+type pacer struct {
+	est      [2]float64 // s per substep: [serial, parallel]
+	measured [2]bool
+	wait     int // frames until the next probe
+	interval int
+	best     int
+	probing  bool
+}
+
+const (
+	modeSerial, modeParallel = 0, 1
+	probeMin, probeMax       = 4, 64
+	// paceWeight is the weight of the newest frame in a mode's average.
+	paceWeight = 0.3
+)
+
+// mode returns the mode of the coming frame.
+func (p *pacer) mode() int {
+	switch {
+	case !p.measured[modeParallel]:
+		return modeParallel
+	case !p.measured[modeSerial]:
+		return modeSerial
+	}
+	if p.wait <= 0 {
+		p.probing = true
+		return 1 - p.best
+	}
+	p.wait--
+	return p.best
+}
+
+// record adds a frame stepped in mode at perSub seconds per substep.
+func (p *pacer) record(mode int, perSub float64) {
+	if !p.measured[mode] {
+		p.est[mode], p.measured[mode] = perSub, true
+	} else {
+		p.est[mode] += paceWeight * (perSub - p.est[mode])
+	}
+	if !p.measured[1-mode] {
+		return
+	}
+	best := modeSerial
+	if p.est[modeParallel] <= p.est[modeSerial] {
+		best = modeParallel
+	}
+	switch {
+	case p.interval == 0 || best != p.best:
+		p.interval = probeMin
+	case p.probing:
+		p.interval = min(2*p.interval, probeMax)
+	}
+	if p.probing || best != p.best {
+		p.wait = p.interval
+	}
+	p.best, p.probing = best, false
+}

@@ -53,6 +53,7 @@ type Simulator struct {
 
 	// Stepping: the team of goroutines and the coming frame's preparation.
 	team       *team
+	pace       pacer
 	concurrent bool
 	stepStats  []cloth.StepStats
 	stepErrs   []error
@@ -347,6 +348,11 @@ func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
 	if s.pre.armed {
 		pre = &s.pre
 	}
+	mode := modeSerial
+	if s.concurrent {
+		mode = s.pace.mode()
+	}
+	start := time.Now()
 	for k := 1; k <= nsub; k++ {
 		s.loops.set(s.cloths, float64(k)/float64(nsub))
 		for i, c := range s.cloths {
@@ -354,7 +360,7 @@ func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
 				s.snaps[i].Take(c)
 			}
 		}
-		s.team.run(len(s.cloths), s.stepPiece, pre)
+		s.team.run(len(s.cloths), s.stepPiece, pre, mode == modeSerial)
 		for i, c := range s.cloths {
 			if err := s.stepErrs[i]; err != nil {
 				return fmt.Errorf("sim: %s at t=%.3f s: %w", s.pieces[i].Name, c.Time, err)
@@ -371,6 +377,9 @@ func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
 				st.Undone += cs.Undone
 			}
 		}
+	}
+	if s.concurrent {
+		s.pace.record(mode, time.Since(start).Seconds()/float64(nsub))
 	}
 	s.loops.advance()
 	return nil
