@@ -79,12 +79,19 @@ func FindMakeHuman(dir, rig string) (MakeHumanOptions, error) {
 	o.WeightsSkeleton = filepath.Join(rigs, "default.mhskel")
 	o.Weights = filepath.Join(rigs, defaultWeights)
 	if isFile(o.WeightsSkeleton) {
-		if f, err := os.Open(o.WeightsSkeleton); err == nil {
-			s, err := ParseMHSkel(f, filepath.Base(o.WeightsSkeleton))
-			f.Close()
-			if err == nil && s.WeightsFile != "" {
-				o.Weights = filepath.Join(rigs, filepath.Base(s.WeightsFile))
-			}
+		// The rig the weights were made for names its weights file; a
+		// malformed one is an error, not a silent fall-back.
+		f, err := os.Open(o.WeightsSkeleton)
+		if err != nil {
+			return o, fmt.Errorf("character: %w", err)
+		}
+		s, err := ParseMHSkel(f, o.WeightsSkeleton)
+		f.Close()
+		if err != nil {
+			return o, err
+		}
+		if s.WeightsFile != "" {
+			o.Weights = filepath.Join(rigs, filepath.Base(s.WeightsFile))
 		}
 	}
 	if same, _ := sameFile(o.Skeleton, o.WeightsSkeleton); same {

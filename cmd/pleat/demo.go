@@ -186,12 +186,21 @@ func writeDemoReport(path string, s *scene.Scene, res *sim.Result, rest *mesh.Me
 	var meanSkin, meanFlow float64
 	for f := 0; f < n; f++ {
 		xs = append(xs, float64(f))
-		a, _ := cm.Sum(skin[f])
-		b, _ := cm.Sum(simF[f])
-		c, _ := cm.Sum(flowF[f])
-		cSkin, cSim, cFlow = append(cSkin, a), append(cSim, b), append(cFlow, c)
-		es, _ := metrics.FrameError(skin[f], simF[f])
-		ef, _ := metrics.FrameError(flowF[f], simF[f])
+		var sums [3]float64
+		for k, x := range [][]geom.Vec3{skin[f], simF[f], flowF[f]} {
+			if sums[k], err = cm.Sum(x); err != nil {
+				return fmt.Errorf("frame %d: curvature: %w", f, err)
+			}
+		}
+		cSkin, cSim, cFlow = append(cSkin, sums[0]), append(cSim, sums[1]), append(cFlow, sums[2])
+		es, err := metrics.FrameError(skin[f], simF[f])
+		if err != nil {
+			return fmt.Errorf("frame %d: skinning error: %w", f, err)
+		}
+		ef, err := metrics.FrameError(flowF[f], simF[f])
+		if err != nil {
+			return fmt.Errorf("frame %d: flow error: %w", f, err)
+		}
 		eSkin, eFlow = append(eSkin, es.Mean*1000), append(eFlow, ef.Mean*1000)
 		meanSkin += es.Mean * 1000 / float64(n)
 		meanFlow += ef.Mean * 1000 / float64(n)

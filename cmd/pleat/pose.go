@@ -168,7 +168,10 @@ the output (--renders).`,
 			if err := writeGLTF(out, gs); err != nil {
 				return err
 			}
-			st, _ := os.Stat(out)
+			st, err := os.Stat(out)
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(w, "wrote %s (%.1f MB) in %.2f s\n", out, float64(st.Size())/1e6, time.Since(start).Seconds())
 			frames, err := parseFrames(renders, len(s.Clip.Poses))
 			if err != nil {
