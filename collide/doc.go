@@ -40,7 +40,9 @@
 //
 // ResolveInitial gently pushes a garment that starts inside a body out of
 // it; AttachToBody and Attach tie a waistband or collar to the body surface;
-// Penetrations measures penetration for run reports.
+// Penetrations measures penetration for run reports, and Through the
+// reverse: body vertices that come through the garments over them between
+// the cloth's vertices.
 //
 // # Determinism and concurrency
 //
