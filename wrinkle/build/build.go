@@ -1,0 +1,319 @@
+package build
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/wrinkle"
+)
+
+// Options say how a database is built. The zero value builds the whole
+// spec with the simulator's defaults, one sample per CPU at a time.
+type Options struct {
+	// Sim are the simulator options of every sample (TargetVerts refines
+	// the garments). Workers 0 means 1: samples run in parallel instead,
+	// which scales better than parallel solves on a shared machine.
+	// Workers does not change results and is not recorded.
+	Sim sim.Options
+	// Settle says how each sample moves from the rest pose into its pose
+	// and when it is at rest (sim.SettleOptions; zero fields are its
+	// defaults).
+	Settle sim.SettleOptions
+	// Jobs is the number of samples simulated at once; 0 means
+	// runtime.GOMAXPROCS(0).
+	Jobs int
+	// Quantum is the database's quantisation step, m; 0 means
+	// wrinkle.DefaultQuantum.
+	Quantum float64
+	// Shard and Shards select the interleaved subset built (samples
+	// k ≡ Shard mod Shards); Shards 0 means 1.
+	Shard, Shards int
+	// Names maps the rig's joints to roles; nil tries wrinkle.Presets.
+	Names *wrinkle.NameMap
+	// PoseTolerance is the depth (m) the moving limb may reach into the
+	// rest of the body before a sample is invalid; 0 means
+	// DefaultPoseTolerance, negative turns the pose check off.
+	PoseTolerance float64
+	// KeepInvalid simulates samples whose limb passes through the body
+	// (they are reported); by default Run refuses to start when a sample
+	// of the shard is invalid.
+	KeepInvalid bool
+	// Progress, when not nil, is called after each finished sample (from
+	// Run's goroutine, never concurrently).
+	Progress func(Progress)
+}
+
+// Progress reports a build under way.
+type Progress struct {
+	// Done and Total count the shard's samples, those finished before a
+	// resumed run included.
+	Done, Total int
+	// Elapsed is this run's wall time; ETA the estimated time left from
+	// this run's rate (0 until a sample has finished).
+	Elapsed, ETA time.Duration
+	// Last is the sample just finished.
+	Last SampleResult
+}
+
+// SampleResult is one simulated sample.
+type SampleResult struct {
+	Sample wrinkle.Sample
+	Stats  wrinkle.SampleStats
+	// Setup is the wall time of sim.New (garment refinement, collision
+	// proxy, ...), Settle that of SettleTo.
+	Setup, Settle time.Duration
+	// Pose is the sample's pose check (Depth 0 and Valid when off).
+	Pose PoseReport
+}
+
+// Summary describes a finished (or interrupted) run.
+type Summary struct {
+	// Samples are this run's results in index order; Resumed counts the
+	// shard's samples already in the journal.
+	Samples []SampleResult
+	Resumed int
+	Wall    time.Duration
+	// NotConverged and Invalid list the indices of this run's samples that
+	// did not come to rest, and that were simulated though invalid.
+	NotConverged, Invalid []int
+	// Worst are this run's largest figures over its samples.
+	WorstStrain, WorstPenetration             float64
+	WorstStrainSample, WorstPenetrationSample int
+}
+
+// Builder builds a wrinkle database (or one shard) by simulation: each
+// sample is the garment settled from the rest pose into the sample's pose
+// with a fresh simulator. Create it with New; Run is safe to call again
+// on a journal after an interruption.
+type Builder struct {
+	ch       *character.Character
+	garments []*character.Garment
+	opt      Options
+	build    *wrinkle.Build
+	pieces   []int // vertex offset of each simulator piece in the garment
+	verts    int
+	check    *poseChecker
+}
+
+// New prepares a build of spec for garments on ch: it binds the rig,
+// builds one simulator to learn the (refined) garment the samples are
+// simulated on, and prepares the database header (wrinkle.NewBuild) with
+// the simulator and settle settings recorded.
+func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.Spec, opt Options) (*Builder, error) {
+	if ch == nil || ch.Skeleton == nil || ch.Body == nil {
+		return nil, errors.New("build: no character")
+	}
+	if spec == nil {
+		spec = wrinkle.DefaultSpec()
+	}
+	if opt.Jobs < 0 {
+		return nil, fmt.Errorf("build: Options.Jobs %d is negative", opt.Jobs)
+	}
+	if math.IsNaN(opt.PoseTolerance) {
+		return nil, errors.New("build: Options.PoseTolerance is NaN")
+	}
+	if opt.Sim.Workers == 0 {
+		opt.Sim.Workers = 1
+	}
+	rig, err := wrinkle.Bind(ch.Skeleton, opt.Names)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	s, err := sim.New(ch, garments, opt.Sim)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	pieces := s.Pieces()
+	s.Close()
+	b := &Builder{ch: ch, garments: garments, opt: opt}
+	g, w, names := joinPieces(pieces, &b.pieces)
+	b.verts = len(g.Verts)
+	settings, err := b.settings()
+	if err != nil {
+		return nil, err
+	}
+	b.build, err = wrinkle.NewBuild(wrinkle.BuildInput{
+		Rig: rig, Spec: spec, Name: names, Garment: g, Weights: w,
+		Settings: settings, Quantum: opt.Quantum, Shard: opt.Shard, Shards: opt.Shards,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if opt.PoseTolerance >= 0 {
+		tol := opt.PoseTolerance
+		if tol == 0 {
+			tol = DefaultPoseTolerance
+		}
+		if b.check, err = newPoseChecker(ch, rig, spec, tol); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// joinPieces concatenates the simulator's pieces (in their own vertex
+// order) into the one garment mesh a database stores, recording each
+// piece's first vertex in offs, and names it by its garments.
+func joinPieces(pieces []*sim.Piece, offs *[]int) (*mesh.Mesh, skel.Weights, string) {
+	m := &mesh.Mesh{}
+	w := skel.Weights{Offsets: []int32{0}}
+	var names []string
+	for _, p := range pieces {
+		off := int32(len(m.Verts))
+		*offs = append(*offs, int(off))
+		m.Verts = append(m.Verts, p.Mesh.Verts...)
+		for _, t := range p.Mesh.Tris {
+			m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
+		}
+		for v := range p.Mesh.Verts {
+			js, ws := p.Weights.Influences(v)
+			w.Joints = append(w.Joints, js...)
+			w.W = append(w.W, ws...)
+			w.Offsets = append(w.Offsets, int32(len(w.Joints)))
+		}
+		names = append(names, p.Name)
+	}
+	return m, w, strings.Join(names, "+")
+}
+
+// buildSettings is what a database records of how it was simulated.
+type buildSettings struct {
+	Sim    sim.Options       `json:"sim"`
+	Settle sim.SettleOptions `json:"settle"`
+	Start  string            `json:"start"`
+}
+
+func (b *Builder) settings() (json.RawMessage, error) {
+	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "rest pose, fresh simulator per sample"}
+	s.Sim.Workers = 0 // does not change results
+	out, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("build: simulator settings: %w", err)
+	}
+	return out, nil
+}
+
+// Build returns the database build (header, shard samples).
+func (b *Builder) Build() *wrinkle.Build { return b.build }
+
+// NumVerts returns the number of garment vertices simulated and stored.
+func (b *Builder) NumVerts() int { return b.verts }
+
+// CheckPoses runs the pose check on the shard's samples, in index order
+// (all valid when the check is off).
+func (b *Builder) CheckPoses() ([]PoseReport, error) {
+	var out []PoseReport
+	for _, k := range b.build.ShardSamples() {
+		r, err := b.checkSample(k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (b *Builder) checkSample(k int) (PoseReport, error) {
+	s, err := b.build.Spec().Sample(k)
+	if err != nil {
+		return PoseReport{}, fmt.Errorf("build: %w", err)
+	}
+	if b.check == nil {
+		return PoseReport{Sample: s, Valid: true}, nil
+	}
+	return b.check.check(s)
+}
+
+// InvalidPoseError lists the samples whose moving limb passes through the
+// body.
+type InvalidPoseError struct {
+	Reports []PoseReport
+}
+
+func (e *InvalidPoseError) Error() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "build: %d samples are poses the body cannot take (narrow the spec's ranges, or keep them deliberately):", len(e.Reports))
+	for i, r := range e.Reports {
+		if i == 8 {
+			fmt.Fprintf(&sb, "\n  ... and %d more", len(e.Reports)-i)
+			break
+		}
+		sb.WriteString("\n  " + r.String())
+	}
+	return sb.String()
+}
+
+// SampleError reports a sample that could not be simulated or stored
+// (the simulator failed or the cloth exploded).
+type SampleError struct {
+	Sample wrinkle.Sample
+	Err    error
+}
+
+func (e *SampleError) Error() string {
+	return fmt.Sprintf("build: sample %d (%s): %v", e.Sample.Index, describe(e.Sample), e.Err)
+}
+
+func (e *SampleError) Unwrap() error { return e.Err }
+
+// simulate settles sample k with a fresh simulator and returns its
+// positions in the database's vertex order.
+func (b *Builder) simulate(ctx context.Context, k int) ([]geom.Vec3, SampleResult, error) {
+	var res SampleResult
+	s, err := b.build.Spec().Sample(k)
+	if err != nil {
+		return nil, res, err
+	}
+	res.Sample = s
+	pose, err := b.build.SamplePose(k)
+	if err != nil {
+		return nil, res, &SampleError{s, err}
+	}
+	t0 := time.Now()
+	sm, err := sim.New(b.ch, b.garments, b.opt.Sim)
+	if err != nil {
+		return nil, res, &SampleError{s, err}
+	}
+	defer sm.Close()
+	res.Setup = time.Since(t0)
+	var fr sim.Frame
+	sr, err := sm.SettleTo(ctx, pose, b.opt.Settle, &fr)
+	res.Settle = time.Since(t0) - res.Setup
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, res, ctx.Err()
+		}
+		return nil, res, &SampleError{s, err}
+	}
+	if len(fr.X) != len(b.pieces) {
+		return nil, res, &SampleError{s, fmt.Errorf("the simulator has %d pieces, the first had %d", len(fr.X), len(b.pieces))}
+	}
+	pos := make([]geom.Vec3, 0, b.verts)
+	for _, x := range fr.X {
+		pos = append(pos, x...)
+	}
+	if len(pos) != b.verts {
+		return nil, res, &SampleError{s, fmt.Errorf("the simulator has %d vertices, the first had %d", len(pos), b.verts)}
+	}
+	for v, p := range pos {
+		if !p.IsFinite() {
+			return nil, res, &SampleError{s, fmt.Errorf("vertex %d is not finite: the cloth exploded", v)}
+		}
+	}
+	st := sr.Stats
+	res.Stats = wrinkle.SampleStats{
+		Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
+		MaxStrain: st.MaxStretch, MaxPenetration: st.MaxDepth, Penetrating: st.Deep,
+	}
+	return pos, res, nil
+}

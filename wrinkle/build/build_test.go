@@ -1,0 +1,263 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/wrinkle"
+)
+
+// tinySpecJSON has five samples: the left elbow at 0, 45 and 90 degrees
+// and the left knee at 0 and 90.
+const tinySpecJSON = `{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
+ {"role": "left_elbow", "flex": {"min": 0, "max": 90, "step": 45}},
+ {"role": "left_knee", "flex": {"min": 0, "max": 90, "step": 90}}]}`
+
+// crossedSpecJSON adducts the left hip by 15 degrees: straight, the leg
+// passes through the right leg (the procedural mannequin's legs nearly
+// touch); flexed 30 degrees, it passes in front of it.
+const crossedSpecJSON = `{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
+ {"role": "left_hip", "flex": {"min": 0, "max": 30, "step": 30}, "abduct": {"min": -15, "max": 0, "step": 15}}]}`
+
+var (
+	sceneOnce sync.Once
+	tinyScene *scene.Scene
+	sceneErr  error
+)
+
+// coarseScene is the procedural mannequin with its suit at about 700
+// vertices.
+func coarseScene(t testing.TB) *scene.Scene {
+	t.Helper()
+	sceneOnce.Do(func() { tinyScene, sceneErr = scene.Load(scene.Spec{Resolution: 700, Seconds: 0.2}) })
+	if sceneErr != nil {
+		t.Fatal(sceneErr)
+	}
+	return tinyScene
+}
+
+func parseSpec(t testing.TB, js string) *wrinkle.Spec {
+	t.Helper()
+	s, err := wrinkle.ParseSpec([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// quickSettle keeps the tests' settles short: 0.2 s into the pose, at most
+// 0.6 s in all.
+var quickSettle = sim.SettleOptions{Transition: 0.2, MaxTime: 0.6}
+
+// buildFile runs a build (or shard) to completion in dir and returns the
+// database bytes.
+func buildFile(t *testing.T, dir string, opt Options) []byte {
+	t.Helper()
+	sc := coarseScene(t)
+	b, err := New(sc.Character, sc.Garments, parseSpec(t, tinySpecJSON), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := wrinkle.OpenJournal(filepath.Join(dir, "build.pdj"), b.Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := b.Run(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := j.WriteDB(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestResumeShardMerge builds the tiny spec three ways: on one machine,
+// interrupted after its first sample and resumed; and as two shards (one
+// and two jobs) merged. The files must be identical byte for byte.
+func TestResumeShardMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 10 samples")
+	}
+	sc := coarseScene(t)
+	dir := t.TempDir()
+	opt := Options{Settle: quickSettle, Jobs: 2}
+	b, err := New(sc.Character, sc.Garments, parseSpec(t, tinySpecJSON), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "one.pdj")
+	j, err := wrinkle.OpenJournal(path, b.Build())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls []Progress
+	b.opt.Progress = func(p Progress) { calls = append(calls, p); cancel() }
+	sum, err := b.Run(ctx, j)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: err %v, want context.Canceled", err)
+	}
+	j.Close()
+	if len(sum.Samples) == 0 || len(sum.Samples) == 5 {
+		t.Fatalf("interrupted run finished %d of 5 samples, want some", len(sum.Samples))
+	}
+	if p := calls[0]; p.Done != 1 || p.Total != 5 || p.ETA <= 0 {
+		t.Errorf("first progress %+v, want 1 of 5 with an ETA", p)
+	}
+
+	calls = nil
+	b.opt.Progress = func(p Progress) { calls = append(calls, p) }
+	if j, err = wrinkle.OpenJournal(path, b.Build()); err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := b.Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Resumed != len(sum.Samples) || sum2.Resumed+len(sum2.Samples) != 5 {
+		t.Errorf("resumed run: %d resumed + %d run, first run %d; want 5 in all", sum2.Resumed, len(sum2.Samples), len(sum.Samples))
+	}
+	if last := calls[len(calls)-1]; last.Done != 5 {
+		t.Errorf("last progress %d of %d, want 5", last.Done, last.Total)
+	}
+	var one bytes.Buffer
+	if err := j.WriteDB(&one); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+
+	var shards []*bytes.Reader
+	for i, jobs := range []int{1, 2} {
+		sub := filepath.Join(dir, "shard", string(rune('0'+i)))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, bytes.NewReader(buildFile(t, sub, Options{Settle: quickSettle, Jobs: jobs, Shard: i, Shards: 2})))
+	}
+	var merged bytes.Buffer
+	if err := wrinkle.Merge(&merged, shards[1], shards[0]); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(merged.Bytes(), one.Bytes()) {
+		t.Fatalf("merged shards (%d bytes) differ from the one-machine build (%d bytes)", merged.Len(), one.Len())
+	}
+	db, err := wrinkle.Read(&one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range db.Samples {
+		if s.Stats.Steps == 0 || s.Stats.MaxStrain <= 0 {
+			t.Errorf("sample %d: stats %+v, want frames and strain", s.Index, s.Stats)
+		}
+	}
+	if !strings.Contains(string(db.Header.Settings), `"settle":{"Transition":0.2`) {
+		t.Errorf("header settings %s do not record the settle options", db.Header.Settings)
+	}
+}
+
+// TestPoseCheck checks which samples the pose check finds invalid, before
+// any simulation.
+func TestPoseCheck(t *testing.T) {
+	sc := coarseScene(t)
+	for _, tc := range []struct {
+		name    string
+		spec    string
+		tol     float64
+		invalid []int
+	}{
+		{"elbow and knee", tinySpecJSON, 0, nil},
+		{"crossed legs", crossedSpecJSON, 0, []int{0}},
+		{"crossed legs, check off", crossedSpecJSON, -1, nil},
+		{"crossed legs, 10 cm tolerance", crossedSpecJSON, 0.1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := New(sc.Character, sc.Garments, parseSpec(t, tc.spec), Options{PoseTolerance: tc.tol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps, err := b.CheckPoses()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range reps {
+				if !r.Valid {
+					got = append(got, r.Sample.Index)
+				}
+			}
+			if !equalInts(got, tc.invalid) {
+				t.Fatalf("invalid samples %v, want %v", got, tc.invalid)
+			}
+			if len(tc.invalid) == 0 {
+				return
+			}
+			// Run refuses the spec before simulating, naming the samples.
+			j, err := wrinkle.OpenJournal(filepath.Join(t.TempDir(), "x.pdj"), b.Build())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			_, err = b.Run(context.Background(), j)
+			var ip *InvalidPoseError
+			if !errors.As(err, &ip) || len(ip.Reports) != len(tc.invalid) || !strings.Contains(err.Error(), "sample 0 (left_hip flex 0° abduct -15°") {
+				t.Fatalf("Run: %v, want an InvalidPoseError naming samples %v", err, tc.invalid)
+			}
+			if len(j.Pending()) != b.Build().Header().Samples {
+				t.Errorf("Run simulated samples of a refused spec")
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSampleError checks that a sample the simulator refuses stops the
+// build with an error naming it, and that bad options are refused.
+func TestSampleError(t *testing.T) {
+	sc := coarseScene(t)
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		want string // in New's error, or Run's when New succeeds
+	}{
+		{"settle limit out of range", Options{Settle: sim.SettleOptions{MaxTime: 1e4}}, "sample 0 (left_elbow flex 0°): sim: settle time limit"},
+		{"negative jobs", Options{Jobs: -1}, "Options.Jobs -1"},
+		{"bad shard", Options{Shard: 2, Shards: 2}, "Shard 2 of 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := New(sc.Character, sc.Garments, parseSpec(t, tinySpecJSON), tc.opt)
+			if err == nil {
+				var j *wrinkle.Journal
+				if j, err = wrinkle.OpenJournal(filepath.Join(t.TempDir(), "x.pdj"), b.Build()); err != nil {
+					t.Fatal(err)
+				}
+				defer j.Close()
+				b.opt.Jobs = 1
+				_, err = b.Run(context.Background(), j)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+// Package build makes wrinkle databases (Wang et al. 2010 §3.1) by
+// simulation: for each sample of a wrinkle.Spec, a fresh sim.Simulator
+// moves the character from its rest pose into a pose where only the
+// sample's joint has turned (wrinkle.Rig.SamplePose) and holds it until
+// the garments are at rest (sim.Simulator.SettleTo); the settled garment
+// is the sample. The package wrinkle holds the format, the journal and
+// the synthesis, which do not need the simulator.
+//
+// Samples are independent and deterministic, so a build runs them in
+// parallel (Options.Jobs simulators of one worker each: one-worker
+// simulations scale better than parallel solves on a shared machine) and
+// in shards (Options.Shard of Shards: samples k ≡ Shard mod Shards),
+// whose files wrinkle.Merge joins into a file byte-identical to a
+// one-machine build. Finished samples go to a wrinkle.Journal as they
+// finish, so an interrupted build continues where it stopped.
+//
+// Before simulating, Run checks that every sample is a pose the body can
+// take: the skin that follows the moving joints rigidly (the forearm and
+// hand for an elbow) is skinned into the pose and tested against the rest
+// of the body (collide.Body signed distance), without the segment the limb
+// hangs from, where a limb folds against itself (inner elbow, back of the
+// knee, armpit). A limb more than Options.PoseTolerance inside is a pose
+// no body takes; Run refuses such a spec unless told to keep them.
+//
+// Units: metres, seconds, radians (reports print degrees and
+// millimetres). Statistics per sample (wrinkle.SampleStats): Converged
+// and Steps (frames) from the settle, Residual the final kinetic energy
+// per kilogram (J/kg), MaxStrain the largest edge strain l/L − 1,
+// MaxPenetration the deepest garment vertex inside the body (m) and
+// Penetrating the vertices more than 2 mm inside.
+package build
