@@ -113,9 +113,9 @@ type Options struct {
 	// starts.
 	Root geom.Vec3
 	// NoPenetration skips measuring penetration on the full body each
-	// frame (FrameStats Inside, Deep and MaxDepth stay zero): an online
-	// loop that does not report it saves the full body's skinning and
-	// queries.
+	// frame (FrameStats Inside, Deep, MaxDepth, Covered, Through and
+	// MaxThrough stay zero): an online loop that does not report it saves
+	// the full body's skinning and queries.
 	NoPenetration bool
 }
 
@@ -155,6 +155,12 @@ type FrameStats struct {
 	// inside (collide.DeepPenetration); MaxDepth is the deepest, m.
 	Inside, Deep int
 	MaxDepth     float64
+	// Covered counts the full body's vertices that a garment covers,
+	// Through those of them more than 2 mm through a garment (between its
+	// vertices or not; see collide.Through), and MaxThrough is the largest
+	// depth through, m.
+	Covered, Through int
+	MaxThrough       float64
 }
 
 // Result is a simulated garment animation.

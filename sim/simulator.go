@@ -44,6 +44,7 @@ type Simulator struct {
 	colliders [][]*collide.Collider // per piece, for their statistics
 	snaps     []*collide.Snapshot   // of the pieces that others follow
 	penHints  [][]int32             // per piece vertex: its closest body triangle when last measured
+	through   *collide.Through      // body vertices through the garments, built at the first measure
 
 	pose  skel.Pose    // the body's pose now
 	skin  []geom.Rigid // scratch skinning transforms
@@ -425,6 +426,11 @@ func (s *Simulator) measure(skin []geom.Rigid, st *FrameStats, out *Frame) error
 		// model along its threads, which is not what this field reports.
 		st.MaxStretch = math.Max(st.MaxStretch, worst)
 		st.Edges += len(rest)
+	}
+	if pb != nil {
+		if err := s.measureThrough(pb, st); err != nil {
+			return err
+		}
 	}
 	if we := &st.WorstEdge; we.Piece >= 0 {
 		if o := s.pieces[we.Piece].order; o != nil {

@@ -286,6 +286,7 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 		cg += st.CGIterations
 	}
 	clamped, clampFrames := 0, 0
+	covered, through, maxThrough := 0, 0, 0.0
 	edges, over, overFrames := 0, 0, 0
 	for _, st := range res.Stats {
 		edges += st.Edges
@@ -301,6 +302,9 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 		inside += st.Inside
 		deep += st.Deep
 		maxDepth = math.Max(maxDepth, st.MaxDepth)
+		covered += st.Covered
+		through += st.Through
+		maxThrough = math.Max(maxThrough, st.MaxThrough)
 	}
 	sort.Float64s(walls)
 	med := 0.0
@@ -321,6 +325,10 @@ func printSimReport(w io.Writer, res *sim.Result, total time.Duration) {
 		maxStretch*100, over, 100*float64(over)/math.Max(float64(edges), 1), edges, overFrames, n)
 	fmt.Fprintf(w, "contact    %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		inside, 100*float64(inside)/float64(vf), deep, 100*float64(deep)/float64(vf), maxDepth*1000)
+	if covered > 0 {
+		fmt.Fprintf(w, "through    %d of %d vertex-frames of the covered skin more than 2 mm through a garment (%.3f%%), deepest %.1f mm\n",
+			through, covered, 100*float64(through)/float64(covered), maxThrough*1000)
+	}
 	fmt.Fprintf(w, "energy     kinetic %.3g J at the last frame\n", res.Stats[n-1].KineticEnergy)
 	if clamped > 0 {
 		fmt.Fprintf(w, "clamped    %d vertex speeds in %d frames (the solver's safety net: contacts it could not satisfy)\n", clamped, clampFrames)
