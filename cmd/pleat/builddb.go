@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/wrinkle"
+	"github.com/pleat-dev/pleat/wrinkle/build"
+)
+
+// builddbFlags are builddb's own flags (the character and simulator flags
+// are sceneFlags' and simFlags').
+type builddbFlags struct {
+	spec, shard, out, journal string
+	jobs                      int
+	transition, maxTime       float64
+	poseTol                   float64 // mm
+	keepInvalid               bool
+}
+
+func newBuilddbCmd() *cobra.Command {
+	var sf sceneFlags
+	var mf simFlags
+	var f builddbFlags
+	cmd := &cobra.Command{
+		Use:   "builddb",
+		Short: "Build a wrinkle database: the garment settled in each sampled joint pose",
+		Long: `builddb builds the wrinkle database of wang2010 §3.1 for a garment on a
+character: for each sample of the sampling spec (a joint turned on its
+grid, the rest of the body at rest) a fresh cloth simulation moves the
+body from the rest pose into the sample's pose and holds it until the cloth
+is at rest; the settled garment is stored (quantised, compressed).
+
+Before simulating, every sample's pose is checked: a moving limb that
+passes more than --pose-tolerance into the rest of the body is a pose no
+body takes, and builddb lists those samples and stops (narrow the spec, or
+--keep-invalid).
+
+Samples run --jobs at a time, one solver thread each. Finished samples are
+kept in a journal beside the output (--journal), so Ctrl-C, SIGTERM or a
+crash loses at most the samples in flight and rerunning the same command
+continues. --shard i/n builds samples i, i+n, i+2n, ... into a shard file;
+'pleat builddb merge' joins the shards into a file identical to a
+one-machine build. A sample whose simulation fails or explodes stops the
+build with its name; one that does not come to rest is kept and reported.`,
+		Example: `  pleat builddb --out out/suit.pdb                       # procedural suit, default spec
+  pleat builddb --resolution 700 --spec tiny.json --out out/tiny.pdb
+  pleat builddb --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
+      --verts 25000 --shard 3/16 --jobs 1 --out /data/suit-3.pdb
+  pleat builddb merge --out suit.pdb /data/suit-*.pdb
+  pleat db inspect suit.pdb`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runBuilddb(ctx, cmd, &sf, &mf, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&sf.spec.Character, "character", "", "MakeHuman folder (with body/base.obj and rigs/), a base.obj, or a skinned .glb/.gltf; empty: the procedural mannequin and its suit")
+	fl.StringVar(&sf.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
+	fl.StringArrayVar(&sf.spec.Garments, "garment", nil, "a garment: a .mhclo, a garment name in the MakeHuman folder's clothes/, or an .obj/.glb/.gltf mesh in the character's rest pose (repeatable)")
+	fl.StringVar(&sf.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto", "asis" or "SCALE[,DX,DY,DZ]"`)
+	fl.IntVar(&sf.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural suit (default about 4000; 700 to 50000)")
+	mf.add(cmd)
+	_ = fl.MarkHidden("settle") // a clip's first-pose settle: builddb settles each sample instead
+	fl.StringVar(&f.spec, "spec", "", "sampling spec (JSON; empty: the embedded default, 519 samples)")
+	fl.StringVar(&f.shard, "shard", "0/1", "build the interleaved shard i/n: samples i, i+n, ...")
+	fl.IntVar(&f.jobs, "jobs", 0, "samples simulated at once (0: one per CPU)")
+	fl.StringVarP(&f.out, "out", "o", "out/suit.pdb", "database (or shard) file to write")
+	fl.StringVar(&f.journal, "journal", "", "journal of finished samples (default: --out with extension .pdj)")
+	fl.Float64Var(&f.transition, "transition", 0.5, "seconds over which the body moves from the rest pose into each sample's pose")
+	fl.Float64Var(&f.maxTime, "settle-time", 4, "longest simulated seconds per sample, transition included (a sample not at rest by then is kept and reported)")
+	fl.Float64Var(&f.poseTol, "pose-tolerance", build.DefaultPoseTolerance*1000, "mm a moving limb may reach into the rest of the body (negative: no pose check)")
+	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
+	cmd.AddCommand(newBuilddbMergeCmd())
+	return cmd
+}
+
+// builderOptions turns the flags into build options, checking their
+// bounds before any work.
+func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
+	var opt build.Options
+	so, err := mf.options(30)
+	if err != nil {
+		return opt, err
+	}
+	so.Settle = 0 // Run's first-pose settle: not used by SettleTo
+	opt.Sim = so
+	if opt.Shard, opt.Shards, err = build.ParseShard(f.shard); err != nil {
+		return opt, fmt.Errorf("--shard: %w", err)
+	}
+	if f.jobs < 0 || f.jobs > 1024 {
+		return opt, fmt.Errorf("--jobs %d: want 0 (one per CPU) to 1024", f.jobs)
+	}
+	if !(f.transition >= 0 && f.transition <= 10) {
+		return opt, fmt.Errorf("--transition %g s: want 0 to 10", f.transition)
+	}
+	if !(f.maxTime > 0 && f.maxTime <= 60) {
+		return opt, fmt.Errorf("--settle-time %g s: want more than 0, at most 60", f.maxTime)
+	}
+	if math.IsNaN(f.poseTol) || f.poseTol > 200 {
+		return opt, fmt.Errorf("--pose-tolerance %g mm: want at most 200 (negative: off)", f.poseTol)
+	}
+	opt.Jobs = f.jobs
+	opt.Settle = sim.SettleOptions{Transition: f.transition, MaxTime: f.maxTime}
+	if f.transition == 0 {
+		opt.Settle.Transition = 1e-9 // SettleTo reads 0 as its default
+	}
+	opt.PoseTolerance = f.poseTol / 1000
+	if f.poseTol == 0 {
+		opt.PoseTolerance = 1e-9
+	}
+	opt.KeepInvalid = f.keepInvalid
+	return opt, nil
+}
+
+func loadSpec(path string) (*wrinkle.Spec, error) {
+	if path == "" {
+		return wrinkle.DefaultSpec(), nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--spec: %w", err)
+	}
+	if st.Size() > wrinkle.MaxSpecBytes {
+		return nil, fmt.Errorf("--spec %s: %d bytes, more than a spec's %d", path, st.Size(), wrinkle.MaxSpecBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--spec: %w", err)
+	}
+	s, err := wrinkle.ParseSpec(data)
+	if err != nil {
+		return nil, fmt.Errorf("--spec %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func runBuilddb(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, f *builddbFlags) error {
+	w := cmd.OutOrStdout()
+	opt, err := builderOptions(mf, f)
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(f.out); err != nil {
+		return err
+	}
+	spec, err := loadSpec(f.spec)
+	if err != nil {
+		return err
+	}
+	// A short clip: the scene loader wants one, the build does not use it.
+	sf.ground, sf.spec.Seconds, sf.armClearance = "none", 0.1, 0
+	s, err := sf.load()
+	if err != nil {
+		return err
+	}
+	journal := f.journal
+	if journal == "" {
+		journal = build.JournalPath(f.out)
+	}
+	bar := newBar(cmd.ErrOrStderr(), 1, "building")
+	logLines := !isTerminal(cmd.ErrOrStderr())
+	opt.Progress = func(p build.Progress) {
+		bar.ChangeMax(p.Total)
+		bar.Describe(fmt.Sprintf("building (ETA %s)", p.ETA.Round(time.Second)))
+		_ = bar.Set(p.Done)
+		if logLines {
+			fmt.Fprintf(w, "%d/%d %s\n", p.Done, p.Total, sampleLine(p.Last, p.ETA))
+		}
+	}
+	t0 := time.Now()
+	b, err := build.New(s.Character, s.Garments, spec, opt)
+	if err != nil {
+		return err
+	}
+	h := b.Build().Header()
+	fmt.Fprintf(w, "building %d of %d samples (shard %d/%d) of %s, %d vertices, on %s; prepared in %.1f s\n",
+		len(b.Build().ShardSamples()), h.Samples, h.Shard, h.Shards, h.Garment.Name, b.NumVerts(), s.Character.Name, time.Since(t0).Seconds())
+	sum, err := b.BuildFile(ctx, f.out, journal)
+	_ = bar.Finish()
+	printBuildSummary(w, sum)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %d of %d samples are kept in %s; run the same command again to continue",
+				sum.Resumed+len(sum.Samples), len(b.Build().ShardSamples()), journal)
+		}
+		return err
+	}
+	st, err := os.Stat(f.out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s (%.2f MiB)\n", f.out, float64(st.Size())/(1<<20))
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// sampleLine is one finished sample in a log line.
+func sampleLine(r build.SampleResult, eta time.Duration) string {
+	st := r.Stats
+	conv := "at rest"
+	if !st.Converged {
+		conv = "NOT at rest"
+	}
+	return fmt.Sprintf("%s: %s after %d frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s, ETA %s",
+		r.Pose.String(), conv, st.Steps, st.MaxStrain*100, st.MaxPenetration*1000,
+		r.Setup.Seconds(), r.Settle.Seconds(), eta.Round(time.Second))
+}
+
+func printBuildSummary(w io.Writer, sum build.Summary) {
+	n := len(sum.Samples)
+	if n == 0 {
+		if sum.Resumed > 0 {
+			fmt.Fprintf(w, "all %d samples were already in the journal\n", sum.Resumed)
+		}
+		return
+	}
+	setup, settle, frames := sum.Timing()
+	fmt.Fprintf(w, "simulated %d samples in %.1f s (%d resumed from the journal): per sample setup %.2f s + settle %.2f s (setup %.0f%% of simulator time), %.0f frames on average\n",
+		n, sum.Wall.Seconds(), sum.Resumed, setup.Seconds()/float64(n), settle.Seconds()/float64(n),
+		100*setup.Seconds()/(setup+settle).Seconds(), frames)
+	fmt.Fprintf(w, "worst strain %.1f%% (sample %d), worst penetration %.1f mm (sample %d)\n",
+		sum.WorstStrain*100, sum.WorstStrainSample, sum.WorstPenetration*1000, sum.WorstPenetrationSample)
+	if len(sum.NotConverged) > 0 {
+		fmt.Fprintf(w, "not at rest within --settle-time (kept): %d samples %v\n", len(sum.NotConverged), sum.NotConverged)
+	}
+	if len(sum.Invalid) > 0 {
+		fmt.Fprintf(w, "kept though the limb passes through the body: %d samples %v\n", len(sum.Invalid), sum.Invalid)
+	}
+}
+
+func newBuilddbMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge --out FILE SHARD...",
+		Short: "Join the shard files of a build into the whole database",
+		Long: `merge joins the shard files of one build (pleat builddb --shard i/n, in
+any order) into the whole database, byte-identical to a one-machine build.
+Every shard must be given once, and all must be of the same build (garment,
+rig, spec, settings); otherwise the error names the shard and what differs.`,
+		Example: `  pleat builddb merge --out suit.pdb suit-0.pdb suit-1.pdb suit-2.pdb`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkWritable(out); err != nil {
+				return err
+			}
+			if err := build.MergeFiles(out, args); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(args), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "database file to write")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
