@@ -55,6 +55,7 @@ continues. --shard i/n builds samples i, i+n, i+2n, ... into a shard file;
 one-machine build. A sample whose simulation fails or explodes stops the
 build with its name; one that does not come to rest is kept and reported.`,
 		Example: `  pleat builddb --out out/suit.pdb                       # procedural suit, default spec
+  pleat builddb --spec small --out out/small.pdb          # 53 samples, for a quick look
   pleat builddb --resolution 700 --spec tiny.json --out out/tiny.pdb
   pleat builddb --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
       --verts 25000 --shard 3/16 --jobs 1 --out /data/suit-3.pdb
@@ -75,7 +76,7 @@ build with its name; one that does not come to rest is kept and reported.`,
 	fl.IntVar(&sf.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural suit (default about 4000; 700 to 50000)")
 	mf.add(cmd)
 	_ = fl.MarkHidden("settle") // a clip's first-pose settle: builddb settles each sample instead
-	fl.StringVar(&f.spec, "spec", "", "sampling spec (JSON; empty: the embedded default, 519 samples)")
+	fl.StringVar(&f.spec, "spec", "default", `sampling spec: a JSON file, "default" (embedded, 519 samples) or "small" (embedded, 53 samples on coarse grids)`)
 	fl.StringVar(&f.shard, "shard", "0/1", "build the interleaved shard i/n: samples i, i+n, ...")
 	fl.IntVar(&f.jobs, "jobs", 0, "samples simulated at once (0: one per CPU)")
 	fl.StringVarP(&f.out, "out", "o", "out/suit.pdb", "database (or shard) file to write")
@@ -127,8 +128,11 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 }
 
 func loadSpec(path string) (*wrinkle.Spec, error) {
-	if path == "" {
+	switch path {
+	case "", "default":
 		return wrinkle.DefaultSpec(), nil
+	case "small":
+		return build.SmallSpec(), nil
 	}
 	st, err := os.Stat(path)
 	if err != nil {
