@@ -73,7 +73,7 @@ func (r *Report) Write(w io.Writer) error {
 		shard = fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)
 	}
 	fmt.Fprintf(&sb, "samples   %d stored of the spec's %d (%s); quantum %.3g mm (spec hash %.12s)\n", len(db.Samples), h.Samples, shard, h.Quantum*1000, h.SpecHash)
-	fmt.Fprintf(&sb, "\n%-15s %-32s %8s %9s %11s %10s %11s\n", "joint", "grid (deg: min..max/step)", "samples", "unsettled", "max strain", "max depth", "mean frames")
+	fmt.Fprintf(&sb, "\n%-15s %8s %9s %11s %10s %11s  %s\n", "joint", "samples", "unsettled", "max strain", "max depth", "mean frames", "grid (degrees: min..max/step)")
 	for i, js := range db.Spec.Joints() {
 		var grid []string
 		for d := 0; d < js.Role.NumDoF(); d++ {
@@ -97,8 +97,8 @@ func (r *Report) Write(w io.Writer) error {
 		if n > 0 {
 			frames /= float64(n)
 		}
-		fmt.Fprintf(&sb, "%-15s %-32s %8s %9d %10.1f%% %7.1f mm %11.0f\n", js.Role, strings.Join(grid, ", "),
-			fmt.Sprintf("%d/%d", n, js.NumSamples()), unsettled, strain*100, depth*1000, frames)
+		fmt.Fprintf(&sb, "%-15s %8s %9d %10.1f%% %7.1f mm %11.0f  %s\n", js.Role,
+			fmt.Sprintf("%d/%d", n, js.NumSamples()), unsettled, strain*100, depth*1000, frames, strings.Join(grid, ", "))
 	}
 	sb.WriteString("\nsections\n")
 	for _, s := range r.Sections {
