@@ -39,43 +39,37 @@ type bodies struct {
 	cur, next, pre []geom.Vec3
 }
 
-// newBodies builds the collision bodies in the pose skinned by skin0 (the
-// simulation's start). pieces sets the proxy's tolerance.
-func newBodies(full *mesh.Mesh, w skel.Weights, pieces []*Piece, skin0 []geom.Rigid, opt Options, workers int) (*bodies, string, error) {
-	b := &bodies{full: full, fullW: w}
-	var note string
-	var err error
-	b.col, b.colW, note, err = collisionProxy(full, w, pieces, opt.BodyProxy)
-	if err != nil {
-		return nil, "", err
-	}
+// newBodies builds the collision bodies of a simulator in p's start pose.
+func newBodies(p *Prepared, workers int) (*bodies, error) {
+	b := &bodies{full: p.ch.Body, fullW: p.ch.Weights, col: p.col, colW: p.colW}
 	// The collision body is skinned on all workers (bit-identical to the
 	// serial skinning for any count): it is the largest serial part of a
 	// coarse frame.
 	b.skinner = skel.Skinner{Workers: workers, Chunk: max(1024, (len(b.col.Verts)+workers-1)/workers)}
-	b.cur = b.skin(skin0, nil)
+	b.cur = b.skin(skel.SkinMatrices(p.ch.Skeleton, p.pose, nil), nil)
 	b.next = make([]geom.Vec3, len(b.cur))
 	b.pre = make([]geom.Vec3, len(b.cur))
 	rest := slices.Clone(b.cur) // the bodies' own: cur changes
+	var err error
 	if b.setup, err = collide.NewBody(&mesh.Mesh{Verts: rest, Tris: b.col.Tris}); err != nil {
-		return nil, "", fmt.Errorf("sim: body: %w", err)
+		return nil, fmt.Errorf("sim: body: %w", err)
 	}
-	if !opt.NoBody {
-		b.copies = make([]*collide.Body, len(pieces))
+	if !p.opt.NoBody {
+		b.copies = make([]*collide.Body, len(p.pieces))
 		for i := range b.copies {
 			if b.copies[i], err = collide.NewBody(&mesh.Mesh{Verts: rest, Tris: b.col.Tris}); err != nil {
-				return nil, "", fmt.Errorf("sim: body: %w", err)
+				return nil, fmt.Errorf("sim: body: %w", err)
 			}
 		}
 		if b.group, err = collide.NewBodyGroup(b.copies...); err != nil {
-			return nil, "", fmt.Errorf("sim: body: %w", err)
+			return nil, fmt.Errorf("sim: body: %w", err)
 		}
 	}
-	if b.pen, err = collide.NewBody(full); err != nil {
-		return nil, "", fmt.Errorf("sim: body: %w", err)
+	if b.pen, err = collide.NewBody(b.full); err != nil {
+		return nil, fmt.Errorf("sim: body: %w", err)
 	}
 	b.pen.Workers = workers
-	return b, note, nil
+	return b, nil
 }
 
 // skin returns the collision body's vertices for skinning transforms skin.

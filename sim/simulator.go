@@ -29,10 +29,7 @@ type Simulator struct {
 	opt Options
 	ch  *character.Character
 	sk  *skel.Skeleton
-	dt  float64 // frame time of Step, s
-
-	thick, strainLimit, cgTol, speedClamp, maxDt float64
-	workers                                      int
+	resolved
 
 	pieces []*Piece // in the solver's vertex order
 	public []*Piece // the same in their own vertex order (Pieces)
@@ -81,119 +78,106 @@ type Frame struct {
 // New builds a simulator of the garments on ch. The garments start in the
 // skeleton's rest pose, moved by opt.Root, where they were fitted: they are
 // pushed out of the body and of each other and their attached loops bound
-// to the body at the first Step or SettleTo.
+// to the body at the first Step or SettleTo. New is Prepare then
+// Prepared.New.
 func New(ch *character.Character, garments []*character.Garment, opt Options) (*Simulator, error) {
-	if ch == nil || ch.Body == nil || ch.Skeleton == nil {
-		return nil, fmt.Errorf("sim: no character")
-	}
-	if len(garments) == 0 {
-		return nil, ErrNoGarments
-	}
-	s := &Simulator{opt: opt, ch: ch, sk: ch.Skeleton}
-	if err := s.resolveOptions(); err != nil {
-		return nil, err
-	}
-	pieces, notes, err := preparePieces(ch, garments, opt)
+	p, err := Prepare(ch, garments, opt)
 	if err != nil {
 		return nil, err
 	}
-	s.pieces, s.notes = pieces, notes
-	s.pose = skel.RestPose(s.sk)
-	s.pose.Root = opt.Root
-	skin0 := skel.SkinMatrices(s.sk, s.pose, nil)
-	var note string
-	if s.body, note, err = newBodies(ch.Body, ch.Weights, pieces, skin0, opt, s.workers); err != nil {
+	return p.New()
+}
+
+// New builds a fresh simulator from the prepared garments.
+func (p *Prepared) New() (*Simulator, error) {
+	s := &Simulator{opt: p.opt, ch: p.ch, sk: p.ch.Skeleton, resolved: p.res, pieces: p.pieces, public: p.public}
+	s.notes = append(s.notes, p.notes...)
+	copyPose(&s.pose, p.pose)
+	var err error
+	if s.body, err = newBodies(p, s.workers); err != nil {
 		return nil, err
 	}
-	if note != "" {
-		s.note("%s", note)
+	if p.proxy != "" {
+		s.note("%s", p.proxy)
 	}
-	s.cloths = make([]*cloth.Cloth, len(pieces))
-	s.meshes = make([]*mesh.Mesh, len(pieces))
-	for i, p := range pieces {
-		c, err := s.pieceCloth(i, skin0)
+	n := len(p.pieces)
+	s.cloths = make([]*cloth.Cloth, n)
+	s.meshes = make([]*mesh.Mesh, n)
+	for i, pc := range p.pieces {
+		c, err := s.pieceCloth(p, i)
 		if err != nil {
 			return nil, err
 		}
-		s.cloths[i], s.meshes[i] = c, &mesh.Mesh{Verts: c.X, Tris: p.Mesh.Tris}
-		if !opt.NoAttach {
-			if p.Attach, err = TopLoop(p.Mesh); err != nil {
-				return nil, fmt.Errorf("sim: %s: %w", p.Name, err)
-			}
-		}
+		s.cloths[i], s.meshes[i] = c, &mesh.Mesh{Verts: c.X, Tris: pc.Mesh.Tris}
 	}
 	if err := s.hookCollisions(); err != nil {
 		return nil, err
 	}
-	pinK := opt.PinStiffness
+	pinK := s.opt.PinStiffness
 	if pinK == 0 {
 		pinK = defaultPinStiffness
 	}
 	var loopBody []geom.Vec3
-	if !opt.NoBody && !opt.NoAttach {
+	if !s.opt.NoBody && !s.opt.NoAttach {
 		loopBody = s.body.cur
 	}
-	if s.loops, err = newLoops(pieces, s.cloths, loopBody, s.body.col.Tris, pinK, s.thick, strainMargin*s.strainLimit); err != nil {
+	if s.loops, err = newLoops(s.pieces, s.cloths, loopBody, s.body.col.Tris, pinK, s.thick, strainMargin*s.strainLimit); err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
 	}
-	s.penHints = make([][]int32, len(pieces))
+	s.penHints = make([][]int32, n)
 	for i, c := range s.cloths {
 		s.penHints[i] = slices.Repeat([]int32{-1}, len(c.X))
 	}
-	s.moves = newMoveSampler(pieces)
+	s.moves = newMoveSampler(s.pieces)
 	s.initStepping()
-	s.public = make([]*Piece, len(pieces))
-	for i, p := range pieces {
-		s.public[i] = p.ownOrder()
-	}
 	return s, nil
 }
 
 // resolveOptions validates the options and fills in their defaults.
-func (s *Simulator) resolveOptions() error {
-	opt := s.opt
-	s.thick = opt.Thickness
-	if s.thick == 0 {
-		s.thick = 0.003
+func resolveOptions(opt Options) (resolved, error) {
+	var r resolved
+	r.thick = opt.Thickness
+	if r.thick == 0 {
+		r.thick = 0.003
 	}
-	if !(s.thick > 0 && s.thick <= 0.05) {
-		return fmt.Errorf("sim: thickness %g m out of range (0, 0.05]", s.thick)
+	if !(r.thick > 0 && r.thick <= 0.05) {
+		return r, fmt.Errorf("sim: thickness %g m out of range (0, 0.05]", r.thick)
 	}
 	fps := opt.FPS
 	if fps == 0 {
 		fps = 30
 	}
 	if !(fps > 0) || fps > 1000 {
-		return fmt.Errorf("sim: frame rate %g out of range (0, 1000]", fps)
+		return r, fmt.Errorf("sim: frame rate %g out of range (0, 1000]", fps)
 	}
-	s.dt = 1 / fps
-	s.strainLimit = opt.StrainLimit
-	if s.strainLimit == 0 {
-		s.strainLimit = 0.1
+	r.dt = 1 / fps
+	r.strainLimit = opt.StrainLimit
+	if r.strainLimit == 0 {
+		r.strainLimit = 0.1
 		if opt.ModelSet && opt.Model == cloth.WeftWarp {
-			s.strainLimit = weftWarpStrainLimit
+			r.strainLimit = weftWarpStrainLimit
 		}
 	}
-	s.cgTol = opt.CGTol
-	if s.cgTol == 0 {
-		s.cgTol = 1e-2
+	r.cgTol = opt.CGTol
+	if r.cgTol == 0 {
+		r.cgTol = 1e-2
 	}
-	s.speedClamp = opt.SpeedClamp
-	if s.speedClamp == 0 {
-		s.speedClamp = defaultSpeedClamp
+	r.speedClamp = opt.SpeedClamp
+	if r.speedClamp == 0 {
+		r.speedClamp = defaultSpeedClamp
 	}
-	s.maxDt = opt.MaxDt
-	if s.maxDt == 0 {
-		s.maxDt = 1.0 / 60
+	r.maxDt = opt.MaxDt
+	if r.maxDt == 0 {
+		r.maxDt = 1.0 / 60
 	}
-	if !(s.maxDt > 0) || math.IsInf(s.maxDt, 0) {
-		return fmt.Errorf("sim: largest substep %g s out of range", s.maxDt)
+	if !(r.maxDt > 0) || math.IsInf(r.maxDt, 0) {
+		return r, fmt.Errorf("sim: largest substep %g s out of range", r.maxDt)
 	}
-	s.workers = opt.Workers
-	if s.workers <= 0 {
-		s.workers = runtime.GOMAXPROCS(0)
+	r.workers = opt.Workers
+	if r.workers <= 0 {
+		r.workers = runtime.GOMAXPROCS(0)
 	}
-	return nil
+	return r, nil
 }
 
 // defaultSpeedClamp (m/s) caps cloth vertex speeds when the motion is not

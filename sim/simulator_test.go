@@ -126,3 +126,57 @@ func TestStepBadPose(t *testing.T) {
 		t.Error("SettleTo accepted a negative time limit")
 	}
 }
+
+// TestPreparedShared builds simulators from one Prepared on two goroutines
+// at once and settles each: both give the positions a simulator from New
+// gives, bit for bit (a Prepared is read-only once made).
+func TestPreparedShared(t *testing.T) {
+	s, err := scene.Load(scene.Spec{Resolution: 700, End: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pose := elbowPose(t, s.Character.Skeleton)
+	so := sim.SettleOptions{MaxTime: 0.4}
+	settle := func(simr *sim.Simulator, out *sim.Frame) error {
+		defer simr.Close()
+		_, err := simr.SettleTo(context.Background(), pose, so, out)
+		return err
+	}
+	var want sim.Frame
+	simr, err := sim.New(s.Character, s.Garments, sim.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := settle(simr, &want); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sim.Prepare(s.Character, s.Garments, sim.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2]sim.Frame
+	errs := make(chan error, 2)
+	for k := range got {
+		go func() {
+			simr, err := p.New()
+			if err == nil {
+				err = settle(simr, &got[k])
+			}
+			errs <- err
+		}()
+	}
+	for range got {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range got {
+		for i := range want.X {
+			for v, x := range want.X[i] {
+				if y := got[k].X[i][v]; x != y {
+					t.Fatalf("simulator %d, piece %d vertex %d: %v, want %v", k, i, v, y, x)
+				}
+			}
+		}
+	}
+}
