@@ -1,0 +1,149 @@
+package wrinkle
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// DefaultCoarseVerts is the vertex budget of a coarse garment when none is
+// given: wang2010 §3.2 simulates 600 to 800 vertices per garment set.
+const DefaultCoarseVerts = 700
+
+// Coarse is a coarse version of a fine garment for the online simulation
+// of wang2010 §3.2: each connected piece of the fine mesh decimated by
+// quadric edge collapse (mesh.Simplify) with subset placement, so every
+// coarse vertex is a fine vertex and keeps its skin weights.
+type Coarse struct {
+	// Pieces are the coarse pieces in the fine mesh's piece order (its
+	// connected components, numbered by lowest vertex id).
+	Pieces []CoarsePiece
+	// Mesh is all pieces in one mesh (piece after piece), Weights their
+	// skin weights in the same order.
+	Mesh    *mesh.Mesh
+	Weights skel.Weights
+	// Kept[i] is the fine vertex that coarse vertex i (of Mesh) is.
+	Kept []int32
+	// FinePiece[u] is fine vertex u's piece, VertPiece[i] coarse vertex i's.
+	FinePiece, VertPiece []int32
+}
+
+// CoarsePiece is one decimated piece.
+type CoarsePiece struct {
+	Mesh    *mesh.Mesh
+	Weights skel.Weights
+	// First is the piece's first vertex in Coarse.Mesh.
+	First int
+}
+
+// NewCoarse decimates the fine garment (rest shape m, skin weights w) to
+// about verts vertices in total (0: DefaultCoarseVerts), shared among the
+// pieces in proportion to their vertex counts (at least 16 each).
+//
+// Simplify keeps open boundaries exactly (cuffs, collar, hem, waistband),
+// so a piece whose boundary alone holds more vertices than its share ends
+// above it; the error names a fine mesh too coarse for any decimation.
+// Decimation is deterministic.
+func NewCoarse(m *mesh.Mesh, w skel.Weights, verts int) (*Coarse, error) {
+	if verts == 0 {
+		verts = DefaultCoarseVerts
+	}
+	if verts < 16 {
+		return nil, fmt.Errorf("wrinkle: coarse garment of %d vertices: want at least 16", verts)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("wrinkle: fine garment: %w", err)
+	}
+	if w.NumVerts() != len(m.Verts) {
+		return nil, fmt.Errorf("wrinkle: fine garment has %d vertices, its weights %d", len(m.Verts), w.NumVerts())
+	}
+	top, err := mesh.NewTopology(m)
+	if err != nil {
+		return nil, fmt.Errorf("wrinkle: fine garment: %w", err)
+	}
+	if top.NumIsolated > 0 {
+		return nil, fmt.Errorf("wrinkle: fine garment has %d vertices in no triangle", top.NumIsolated)
+	}
+	c := &Coarse{Mesh: &mesh.Mesh{}, Weights: skel.Weights{Offsets: []int32{0}}, FinePiece: top.VertComp}
+	for p := 0; p < top.NumComps; p++ {
+		part, ids := componentMesh(m, top, int32(p))
+		budget := max(16, verts*len(ids)/len(m.Verts))
+		out, kept, err := simplifyTo(part, budget)
+		if err != nil {
+			return nil, fmt.Errorf("wrinkle: coarse piece %d: %w", p, err)
+		}
+		cp := CoarsePiece{Mesh: out, First: len(c.Mesh.Verts), Weights: skel.Weights{Offsets: []int32{0}}}
+		off := int32(len(c.Mesh.Verts))
+		for _, k := range kept {
+			fv := ids[k]
+			js, ws := w.Influences(int(fv))
+			for _, dst := range []*skel.Weights{&cp.Weights, &c.Weights} {
+				dst.Joints = append(dst.Joints, js...)
+				dst.W = append(dst.W, ws...)
+				dst.Offsets = append(dst.Offsets, int32(len(dst.Joints)))
+			}
+			c.Kept = append(c.Kept, fv)
+			c.VertPiece = append(c.VertPiece, int32(p))
+		}
+		c.Mesh.Verts = append(c.Mesh.Verts, out.Verts...)
+		for _, t := range out.Tris {
+			c.Mesh.Tris = append(c.Mesh.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
+		}
+		c.Pieces = append(c.Pieces, cp)
+	}
+	return c, nil
+}
+
+// componentMesh returns component p of m as its own mesh and the fine
+// vertex of each of its vertices.
+func componentMesh(m *mesh.Mesh, top *mesh.Topology, p int32) (*mesh.Mesh, []int32) {
+	local := make(map[int32]int32)
+	var ids []int32
+	for v, c := range top.VertComp {
+		if c == p {
+			local[int32(v)] = int32(len(ids))
+			ids = append(ids, int32(v))
+		}
+	}
+	part := &mesh.Mesh{}
+	for _, v := range ids {
+		part.Verts = append(part.Verts, m.Verts[v])
+	}
+	for t, c := range top.TriComp {
+		if c == p {
+			tr := m.Tris[t]
+			part.Tris = append(part.Tris, [3]int32{local[tr[0]], local[tr[1]], local[tr[2]]})
+		}
+	}
+	return part, ids
+}
+
+// simplifyTo decimates m to about n vertices. A mesh with boundary b has
+// about 2n − b − 2 + 4g triangles for n vertices, so the triangle target is
+// corrected once from the first attempt's vertex count.
+func simplifyTo(m *mesh.Mesh, n int) (*mesh.Mesh, []int32, error) {
+	if len(m.Verts) <= n {
+		kept := make([]int32, len(m.Verts))
+		for i := range kept {
+			kept[i] = int32(i)
+		}
+		return m, kept, nil
+	}
+	tris := max(2*n, 8)
+	out, kept, err := mesh.Simplify(m, mesh.SimplifyOptions{MinTris: tris})
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := n - len(out.Verts); d > n/50 || -d > n/50 {
+		tris = max(8, tris+2*d)
+		if out, kept, err = mesh.Simplify(m, mesh.SimplifyOptions{MinTris: tris}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(out.Tris) == 0 {
+		return nil, nil, errors.New("decimation left no triangles")
+	}
+	return out, kept, nil
+}

@@ -1,0 +1,344 @@
+package online
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/wrinkle"
+)
+
+// Options configure a Pipeline. The zero value gives the defaults.
+type Options struct {
+	// CoarseVerts is the coarse garment's vertex budget (wrinkle.NewCoarse);
+	// 0 means wrinkle.DefaultCoarseVerts (700).
+	CoarseVerts int
+	// FPS is the rate at which poses arrive, frames/s; 0 means 30.
+	FPS float64
+	// Sim overrides the coarse simulation's settings. By default they are
+	// the database's (fabric, cloth model, strain limit, friction, safety
+	// distance) with BDF2 integration, no refinement and no self-collision
+	// (§3.2); Integrator, TargetVerts, SelfCollide, FPS and NoPenetration
+	// are always set by the pipeline.
+	Sim *sim.Options
+	// Transfer configures the detail transfer (wrinkle.TransferOptions).
+	Transfer wrinkle.TransferOptions
+	// Thickness is the safety distance of the fine garment from the body,
+	// m; 0 means the coarse simulation's (3 mm by default); negative turns
+	// the push-out off.
+	Thickness float64
+	// Settle configures the first Step's settle into its pose.
+	Settle sim.SettleOptions
+	// Serial runs synthesis and the coarse simulation one after the other
+	// instead of concurrently (results do not depend on it).
+	Serial bool
+	// Workers for the coarse simulation (sim.Options.Workers); 0 means
+	// GOMAXPROCS.
+	Workers int
+	// OnClamp is told the first time each joint angle is clamped to the
+	// database's sampled range (wrinkle.SynthOptions.OnClamp).
+	OnClamp func(wrinkle.Clamp)
+}
+
+// Stats report one Step: the time of each stage (wall clock; the first
+// two overlap unless Options.Serial) and what the stages found.
+type Stats struct {
+	Frame int
+	// Synthesis is the wrinkle synthesis (Eqs. 1–4), Coarse the coarse
+	// simulation's step, Transfer the detail transfer and push-out, Total
+	// the whole Step.
+	Synthesis, Coarse, Transfer, Total time.Duration
+	// Clamped has bit r set when role r's angles were clamped to the
+	// database's range this frame.
+	Clamped uint16
+	// Push reports the fine vertices inside the body before the push-out.
+	Push wrinkle.PushStats
+	// Sim is the coarse simulation's frame statistics.
+	Sim sim.FrameStats
+}
+
+// Pipeline is the online synthesis (see the package doc).
+type Pipeline struct {
+	db       *wrinkle.DB
+	ch       *character.Character
+	opt      Options
+	rig      *wrinkle.Rig
+	synth    *wrinkle.Synthesizer
+	coarse   *wrinkle.Coarse
+	sim      *sim.Simulator
+	transfer *wrinkle.Transfer
+	push     *wrinkle.BodyPush
+	fine     *mesh.Mesh
+	names    []string
+	// cmap[p][i] is the coarse vertex of simulator piece p's vertex i.
+	cmap [][]int32
+
+	frame           int
+	synthX, coarseX []geom.Vec3
+	simFrame        sim.Frame
+	skin            []geom.Rigid
+	bodyX           []geom.Vec3
+	synthReq        chan skel.Pose
+	synthDone       chan synthResult
+	notes           []string
+}
+
+type synthResult struct {
+	st  wrinkle.Status
+	d   time.Duration
+	err error
+}
+
+// New builds the online pipeline for the database db on character ch,
+// whose skeleton must be the database's rig (db.CheckRig) and whose body
+// the garment was simulated on. The garment is the database's: see
+// CheckGarments to check it against garment files.
+func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error) {
+	if db == nil || ch == nil || ch.Skeleton == nil || ch.Body == nil {
+		return nil, errors.New("online: no database or no character")
+	}
+	if opt.FPS == 0 {
+		opt.FPS = 30
+	}
+	if !(opt.FPS > 0 && opt.FPS <= 1000) {
+		return nil, fmt.Errorf("online: Options.FPS %g: want (0, 1000]", opt.FPS)
+	}
+	names := db.Header.Rig.Names
+	rig, err := wrinkle.Bind(ch.Skeleton, &names)
+	if err != nil {
+		return nil, fmt.Errorf("online: %w", err)
+	}
+	if err := db.CheckRig(rig); err != nil {
+		return nil, fmt.Errorf("online: %w", err)
+	}
+	p := &Pipeline{db: db, ch: ch, opt: opt, rig: rig, fine: db.Mesh()}
+	if p.synth, err = wrinkle.NewSynthesizer(db, rig, wrinkle.SynthOptions{OnClamp: opt.OnClamp}); err != nil {
+		return nil, fmt.Errorf("online: %w", err)
+	}
+	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.CoarseVerts); err != nil {
+		return nil, fmt.Errorf("online: %w", err)
+	}
+	if err := p.startSim(); err != nil {
+		return nil, err
+	}
+	if p.transfer, err = wrinkle.NewTransfer(p.fine, p.coarse.Mesh, p.coarse.FinePiece, p.coarse.VertPiece, opt.Transfer); err != nil {
+		p.sim.Close()
+		return nil, fmt.Errorf("online: %w", err)
+	}
+	if opt.Thickness >= 0 {
+		th := opt.Thickness
+		if th == 0 {
+			th = 0.003
+		}
+		if p.push, err = wrinkle.NewBodyPush(ch.Body.Verts, ch.Body.Tris, len(p.fine.Verts), th, 0); err != nil {
+			p.sim.Close()
+			return nil, fmt.Errorf("online: %w", err)
+		}
+	}
+	nf, nc := len(p.fine.Verts), len(p.coarse.Mesh.Verts)
+	p.synthX, p.coarseX = make([]geom.Vec3, nf), make([]geom.Vec3, nc)
+	p.bodyX = make([]geom.Vec3, len(ch.Body.Verts))
+	if !opt.Serial {
+		p.synthReq, p.synthDone = make(chan skel.Pose), make(chan synthResult)
+		go p.synthLoop()
+	}
+	return p, nil
+}
+
+// simOptions returns the coarse simulation's options: the database's
+// recorded settings (or Options.Sim) with §3.2's integrator and no
+// self-collision.
+func (p *Pipeline) simOptions() (sim.Options, error) {
+	var so sim.Options
+	if p.opt.Sim != nil {
+		so = *p.opt.Sim
+	} else if len(p.db.Header.Settings) > 0 && string(p.db.Header.Settings) != "null" {
+		var rec struct {
+			Sim sim.Options `json:"sim"`
+		}
+		if err := json.Unmarshal(p.db.Header.Settings, &rec); err != nil {
+			return so, fmt.Errorf("online: database HEAD.settings.sim: %w", err)
+		}
+		so = rec.Sim
+	}
+	so.Integrator = cloth.BDF2
+	so.TargetVerts = 0
+	so.SelfCollide = false
+	so.FPS = p.opt.FPS
+	so.NoPenetration = true
+	so.Workers = p.opt.Workers
+	so.Root = geom.Vec3{}
+	so.MaxDt = 0
+	return so, nil
+}
+
+// startSim builds the simulator of the coarse pieces and the map from its
+// pieces' vertices to the coarse mesh's.
+func (p *Pipeline) startSim() error {
+	so, err := p.simOptions()
+	if err != nil {
+		return err
+	}
+	p.names = strings.Split(p.db.Header.Garment.Name, "+")
+	if len(p.names) != len(p.coarse.Pieces) {
+		p.names = make([]string, len(p.coarse.Pieces))
+		for i := range p.names {
+			p.names[i] = fmt.Sprintf("piece%d", i)
+		}
+	}
+	garments := make([]*character.Garment, len(p.coarse.Pieces))
+	for i, cp := range p.coarse.Pieces {
+		garments[i] = &character.Garment{Name: p.names[i], Mesh: cp.Mesh, Weights: cp.Weights}
+	}
+	if p.sim, err = sim.New(p.ch, garments, so); err != nil {
+		return fmt.Errorf("online: coarse simulation: %w", err)
+	}
+	p.notes = p.sim.Notes()
+	for _, sp := range p.sim.Pieces() {
+		if sp.Garment < 0 || sp.Garment >= len(p.coarse.Pieces) || len(sp.Source) != len(sp.Mesh.Verts) {
+			p.sim.Close()
+			return fmt.Errorf("online: coarse simulation piece %q does not map to a coarse piece", sp.Name)
+		}
+		first := int32(p.coarse.Pieces[sp.Garment].First)
+		m := make([]int32, len(sp.Source))
+		for i, s := range sp.Source {
+			if s < 0 {
+				p.sim.Close()
+				return fmt.Errorf("online: coarse simulation piece %q refined the coarse garment", sp.Name)
+			}
+			m[i] = first + s
+		}
+		p.cmap = append(p.cmap, m)
+	}
+	return nil
+}
+
+// Close ends the pipeline's goroutines and the simulator's.
+func (p *Pipeline) Close() {
+	if p.synthReq != nil {
+		close(p.synthReq)
+		p.synthReq = nil
+	}
+	p.sim.Close()
+}
+
+func (p *Pipeline) synthLoop() {
+	for pose := range p.synthReq {
+		t0 := time.Now()
+		st, err := p.synth.Synthesize(pose, p.synthX)
+		p.synthDone <- synthResult{st, time.Since(t0), err}
+	}
+}
+
+// Mesh returns the fine garment's rest mesh (all pieces, the database's
+// vertex order): the triangles of what Step writes.
+func (p *Pipeline) Mesh() *mesh.Mesh { return p.fine }
+
+// Weights returns the fine garment's skin weights.
+func (p *Pipeline) Weights() skel.Weights { return p.db.Weights }
+
+// Coarse returns the coarse garment.
+func (p *Pipeline) Coarse() *wrinkle.Coarse { return p.coarse }
+
+// PieceNames returns the garment pieces' names, in the order of
+// Coarse().Pieces (the fine mesh's connected components).
+func (p *Pipeline) PieceNames() []string { return p.names }
+
+// NumVerts returns the number of fine vertices Step writes.
+func (p *Pipeline) NumVerts() int { return len(p.fine.Verts) }
+
+// Notes says what the coarse simulator adjusted.
+func (p *Pipeline) Notes() []string { return p.notes }
+
+// Synthesizer returns the pipeline's synthesizer (for its angles).
+func (p *Pipeline) Synthesizer() *wrinkle.Synthesizer { return p.synth }
+
+// CoarsePositions returns the coarse garment's positions after the last
+// Step (Coarse().Mesh's vertex order; not to be modified).
+func (p *Pipeline) CoarsePositions() []geom.Vec3 { return p.coarseX }
+
+// SynthPositions returns the synthesized fine garment of the last Step
+// before transfer (not to be modified).
+func (p *Pipeline) SynthPositions() []geom.Vec3 { return p.synthX }
+
+// Ahead tells the coarse simulator the pose that follows the coming Step
+// (sim.Simulator.Ahead), so that it prepares that frame's body meanwhile.
+func (p *Pipeline) Ahead(next skel.Pose) { p.sim.Ahead(next) }
+
+// Step synthesizes the fine garment for pose into dst[:NumVerts()]: the
+// synthesized wrinkles on the coarse simulation, out of the body. The
+// first Step settles the coarse garment into pose; each later Step is one
+// frame of 1/FPS s. Joint angles outside the database's sampled range are
+// clamped to it (Stats.Clamped; Options.OnClamp is told once per angle).
+// On error dst is left unspecified.
+func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (Stats, error) {
+	st := Stats{Frame: p.frame}
+	t0 := time.Now()
+	if len(dst) < len(p.fine.Verts) {
+		return st, fmt.Errorf("online: dst has %d entries, the garment %d vertices", len(dst), len(p.fine.Verts))
+	}
+	if len(pose.Rot) != p.ch.Skeleton.NumJoints() {
+		return st, fmt.Errorf("online: pose has %d joint rotations, the skeleton %d joints", len(pose.Rot), p.ch.Skeleton.NumJoints())
+	}
+	var sr synthResult
+	if p.synthReq != nil {
+		p.synthReq <- pose
+	} else {
+		t := time.Now()
+		sr.st, sr.err = p.synth.Synthesize(pose, p.synthX)
+		sr.d = time.Since(t)
+	}
+	t1 := time.Now()
+	var serr error
+	if p.frame == 0 {
+		_, serr = p.sim.SettleTo(ctx, pose, p.opt.Settle, &p.simFrame)
+	} else {
+		serr = p.sim.Step(ctx, pose, &p.simFrame)
+	}
+	st.Coarse = time.Since(t1)
+	if p.synthReq != nil {
+		sr = <-p.synthDone
+	}
+	st.Synthesis, st.Clamped = sr.d, sr.st.Clamped
+	if sr.err != nil {
+		return st, fmt.Errorf("online: frame %d: %w", p.frame, sr.err)
+	}
+	if serr != nil {
+		return st, fmt.Errorf("online: frame %d: coarse simulation: %w", p.frame, serr)
+	}
+	st.Sim = p.simFrame.Stats
+	for i, x := range p.simFrame.X {
+		for k, v := range p.cmap[i] {
+			p.coarseX[v] = x[k]
+		}
+	}
+	t2 := time.Now()
+	if err := p.transfer.Apply(p.synthX, p.coarseX, dst); err != nil {
+		return st, err
+	}
+	if p.push != nil {
+		p.skin = skel.SkinMatrices(p.ch.Skeleton, pose, p.skin)
+		p.bodyX = skel.LBS(p.ch.Body.Verts, p.ch.Weights, p.skin, p.bodyX)
+		if err := p.push.SetBody(p.bodyX); err != nil {
+			return st, err
+		}
+		ps, err := p.push.Push(dst[:len(p.fine.Verts)])
+		if err != nil {
+			return st, err
+		}
+		st.Push = ps
+	}
+	st.Transfer = time.Since(t2)
+	st.Total = time.Since(t0)
+	p.frame++
+	return st, nil
+}

@@ -1,0 +1,281 @@
+package wrinkle
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+)
+
+// TransferOptions configures NewTransfer. The zero value gives the
+// defaults.
+type TransferOptions struct {
+	// Smooth is the number of Laplacian smoothing steps (umbrella weights,
+	// λ = 0.5) applied to the up-sampled offsets on the fine mesh (§3.4:
+	// barycentric up-sampling is not C¹ across the coarse mesh's edges,
+	// which shows as shallow folds along them). 0 means 10; negative none.
+	Smooth int
+}
+
+const defaultTransferSmooth = 10
+
+// Transfer is wang2010's wrinkle detail transfer (§3.4, Eqs. 5–6): the
+// synthesized fine mesh M_f, which knows only the pose, is moved onto the
+// coarse simulated mesh M_c, which carries gravity, dynamics and the drag
+// between joints, keeping M_f's wrinkles.
+//
+// The correspondence is computed once, in the rest shapes: each fine
+// vertex u is projected onto its closest coarse triangle of the same piece,
+// and a_uv is the barycentric coordinate of the projection at corner v (0
+// for the other coarse vertices). Each frame
+//
+//	o(v) = v − Σ_u a_uv u / Σ_u a_uv − B_v b(v)     (Eq. 5, down-sampling)
+//	u   ← u + S(Σ_v a_uv o(v))                      (Eq. 6, up-sampling)
+//
+// with S the Laplacian smoothing of the up-sampled offsets over M_f.
+//
+// b(v) is the rest-shape value of the first two terms, stored in v's local
+// frame (B_v: its normal and a tangent towards a fixed neighbour, from the
+// current coarse mesh). The weighted mean of the fine vertices around v is
+// not v even when the meshes agree: it lies inside a convex surface by the
+// chord sag, and at a boundary (cuff, hem) it is pulled off the rim by a
+// third of an edge. Without b every frame would move the fine mesh by that
+// bias (millimetres inward, centimetres along the rim); with it the
+// transfer of the rest shapes onto each other is the identity, and a fine
+// mesh that moves rigidly with the coarse one is moved with it.
+//
+// A Transfer allocates nothing per frame and is not safe for concurrent
+// use.
+type Transfer struct {
+	nf, nc int
+	// corner[u] and bary[u]: u's coarse triangle and barycentric weights.
+	corner [][3]int32
+	bary   [][3]float64
+	// CSR of a_uv by coarse vertex: fine vertices dFine[dStart[v]:dStart[v+1]]
+	// with weights dW, normalised to sum 1 (empty: v is no corner of any
+	// projection and its offset is unused).
+	dStart []int32
+	dFine  []int32
+	dW     []float64
+	// ref[v] is the neighbour that fixes v's tangent; bias[v] is b(v) as
+	// (tangent, normal, binormal) components.
+	ref  []int32
+	bias []geom.Vec3
+	// measured is false while NewTransfer measures the bias: offsets then
+	// stores o(v) in local components instead of subtracting b(v).
+	measured bool
+	// cm is the coarse mesh with its positions swapped in per frame.
+	cm       mesh.Mesh
+	smoother *mesh.Smoother
+	smooth   mesh.SmoothParams
+	// per-frame scratch
+	cn  []geom.Vec3 // coarse vertex normals
+	off []geom.Vec3 // o(v)
+	up  []geom.Vec3 // up-sampled offsets on the fine mesh
+}
+
+// NewTransfer computes the correspondence between the fine and the coarse
+// garment in their rest shapes. finePiece and coarsePiece label each
+// vertex's piece (nil: one piece); a fine vertex is only matched to coarse
+// triangles of its own piece, so a shirt's hem is not pulled by the
+// trousers under it. Both meshes must be valid (mesh.Mesh.Validate).
+func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt TransferOptions) (*Transfer, error) {
+	if err := fine.Validate(); err != nil {
+		return nil, fmt.Errorf("wrinkle: transfer: fine mesh: %w", err)
+	}
+	if err := coarse.Validate(); err != nil {
+		return nil, fmt.Errorf("wrinkle: transfer: coarse mesh: %w", err)
+	}
+	nf, nc := len(fine.Verts), len(coarse.Verts)
+	if finePiece != nil && len(finePiece) != nf || coarsePiece != nil && len(coarsePiece) != nc {
+		return nil, fmt.Errorf("wrinkle: transfer: piece labels for %d fine and %d coarse vertices, want %d and %d",
+			len(finePiece), len(coarsePiece), nf, nc)
+	}
+	t := &Transfer{nf: nf, nc: nc, corner: make([][3]int32, nf), bary: make([][3]float64, nf),
+		cm: mesh.Mesh{Tris: coarse.Tris}, cn: make([]geom.Vec3, nc),
+		off: make([]geom.Vec3, nc), up: make([]geom.Vec3, nf)}
+	if err := t.project(fine, coarse, finePiece, coarsePiece); err != nil {
+		return nil, err
+	}
+	t.downWeights()
+	top, err := mesh.NewTopology(fine)
+	if err != nil {
+		return nil, fmt.Errorf("wrinkle: transfer: fine mesh: %w", err)
+	}
+	t.smoother = mesh.NewSmoother(mesh.NewUniformLaplacian(top))
+	t.smooth = mesh.SmoothParams{Lambda: 0.5, Iterations: opt.Smooth}
+	if opt.Smooth == 0 {
+		t.smooth.Iterations = defaultTransferSmooth
+	}
+	ctop, err := mesh.NewTopology(coarse)
+	if err != nil {
+		return nil, fmt.Errorf("wrinkle: transfer: coarse mesh: %w", err)
+	}
+	t.ref = make([]int32, nc)
+	for v := range t.ref {
+		t.ref[v] = -1
+		if a, b := ctop.RingStart[v], ctop.RingStart[v+1]; b > a {
+			t.ref[v] = ctop.Ring[a]
+		}
+	}
+	// b(v): the rest shapes' offsets, in each vertex's local frame.
+	t.bias = make([]geom.Vec3, nc)
+	t.offsets(fine.Verts, coarse.Verts)
+	copy(t.bias, t.off)
+	t.measured = true
+	return t, nil
+}
+
+// project finds each fine vertex's closest coarse triangle of its piece.
+func (t *Transfer) project(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32) error {
+	piece := func(l []int32, i int32) int32 {
+		if l == nil {
+			return 0
+		}
+		return l[i]
+	}
+	byPiece := map[int32][][3]int32{}
+	ids := map[int32][]int32{}
+	for i, tr := range coarse.Tris {
+		p := piece(coarsePiece, tr[0])
+		byPiece[p] = append(byPiece[p], tr)
+		ids[p] = append(ids[p], int32(i))
+	}
+	bvhs := map[int32]*mesh.BVH{}
+	for u, x := range fine.Verts {
+		p := piece(finePiece, int32(u))
+		b := bvhs[p]
+		if b == nil {
+			if len(byPiece[p]) == 0 {
+				return fmt.Errorf("wrinkle: transfer: fine vertex %d is in piece %d, which has no coarse triangle", u, p)
+			}
+			b = mesh.NewBVH(coarse.Verts, byPiece[p])
+			bvhs[p] = b
+		}
+		h := b.ClosestPoint(x)
+		t.corner[u] = coarse.Tris[ids[p][h.Tri]]
+		t.bary[u] = h.Bary
+	}
+	return nil
+}
+
+// downWeights transposes a_uv into rows per coarse vertex, normalised.
+func (t *Transfer) downWeights() {
+	t.dStart = make([]int32, t.nc+1)
+	for u := range t.corner {
+		for k, v := range t.corner[u] {
+			if t.bary[u][k] > 0 {
+				t.dStart[v+1]++
+			}
+		}
+	}
+	for v := 0; v < t.nc; v++ {
+		t.dStart[v+1] += t.dStart[v]
+	}
+	n := t.dStart[t.nc]
+	t.dFine, t.dW = make([]int32, n), make([]float64, n)
+	fill := append([]int32(nil), t.dStart[:t.nc]...)
+	for u := range t.corner {
+		for k, v := range t.corner[u] {
+			if a := t.bary[u][k]; a > 0 {
+				t.dFine[fill[v]], t.dW[fill[v]] = int32(u), a
+				fill[v]++
+			}
+		}
+	}
+	for v := 0; v < t.nc; v++ {
+		s := 0.0
+		for i := t.dStart[v]; i < t.dStart[v+1]; i++ {
+			s += t.dW[i]
+		}
+		for i := t.dStart[v]; i < t.dStart[v+1]; i++ {
+			t.dW[i] /= s
+		}
+	}
+}
+
+// NumFine and NumCoarse return the vertex counts Apply expects.
+func (t *Transfer) NumFine() int   { return t.nf }
+func (t *Transfer) NumCoarse() int { return t.nc }
+
+// Apply writes into dst[:NumFine()] the fine mesh fine moved onto the
+// coarse mesh coarse (Eqs. 5–6 with the smoothed up-sampling). dst may be
+// fine. It allocates nothing; it returns an error for slices of the wrong
+// length.
+func (t *Transfer) Apply(fine, coarse, dst []geom.Vec3) error {
+	if err := t.check(fine, coarse, dst); err != nil {
+		return err
+	}
+	t.Offsets(fine, coarse, t.up)
+	for u := range t.up {
+		dst[u] = fine[u].Add(t.up[u])
+	}
+	return nil
+}
+
+func (t *Transfer) check(fine, coarse, dst []geom.Vec3) error {
+	if len(fine) != t.nf || len(dst) < t.nf || len(coarse) != t.nc {
+		return fmt.Errorf("wrinkle: transfer of %d fine (dst %d) onto %d coarse vertices, want %d onto %d",
+			len(fine), len(dst), len(coarse), t.nf, t.nc)
+	}
+	return nil
+}
+
+// Offsets writes into up[:NumFine()] the smoothed up-sampled offsets that
+// move fine onto coarse: Apply's dst − fine. Slices must have Apply's
+// lengths (it panics otherwise: use Apply for unchecked input).
+func (t *Transfer) Offsets(fine, coarse, up []geom.Vec3) {
+	t.offsets(fine, coarse)
+	for u := range up[:t.nf] {
+		c, w := t.corner[u], t.bary[u]
+		up[u] = t.off[c[0]].Scale(w[0]).Add(t.off[c[1]].Scale(w[1])).Add(t.off[c[2]].Scale(w[2]))
+	}
+	if t.smooth.Iterations > 0 {
+		t.smoother.Vec3(up[:t.nf], t.smooth)
+	}
+}
+
+// offsets computes o(v) of Eq. 5 into t.off, less the rest bias b(v).
+func (t *Transfer) offsets(fine, coarse []geom.Vec3) {
+	t.cm.Verts = coarse
+	t.cn = mesh.VertexNormals(&t.cm, t.cn)
+	for v := 0; v < t.nc; v++ {
+		a, b := t.dStart[v], t.dStart[v+1]
+		if a == b {
+			t.off[v] = geom.Vec3{}
+			continue
+		}
+		var d geom.Vec3
+		for i := a; i < b; i++ {
+			d = d.Add(fine[t.dFine[i]].Scale(t.dW[i]))
+		}
+		o := coarse[v].Sub(d)
+		tg, n, bn := t.frame(coarse, v)
+		if t.measured {
+			bv := t.bias[v]
+			o = o.Sub(tg.Scale(bv.X).Add(n.Scale(bv.Y)).Add(bn.Scale(bv.Z)))
+		} else {
+			o = geom.Vec3{X: o.Dot(tg), Y: o.Dot(n), Z: o.Dot(bn)}
+		}
+		t.off[v] = o
+	}
+}
+
+// frame returns coarse vertex v's local frame: tangent towards its
+// reference neighbour, normal, binormal. Where either is undefined it
+// falls back to the world axes (the bias is then stored in world
+// components, consistently).
+func (t *Transfer) frame(x []geom.Vec3, v int) (tg, n, bn geom.Vec3) {
+	n = t.cn[v]
+	r := t.ref[v]
+	if r >= 0 && n.Len2() > 0.5 {
+		e := x[r].Sub(x[v])
+		e = e.Sub(n.Scale(e.Dot(n)))
+		if l := e.Len(); l > 1e-12 && !math.IsNaN(l) {
+			tg = e.Scale(1 / l)
+			return tg, n, n.Cross(tg)
+		}
+	}
+	return geom.Vec3{X: 1}, geom.Vec3{Y: 1}, geom.Vec3{Z: 1}
+}
