@@ -70,6 +70,121 @@ func screwInterp(c, n, p0, p1 geom.Vec3, t float64) geom.Vec3 {
 	return q0.Lerp(q1, t).Add(dir.Scale((1-t)*l0 + t*l1))
 }
 
+// slerpTerms is the number of terms of the slerp series (slerpCoef).
+const slerpTerms = 16
+
+// slerpEps bounds the series' truncation error: 2⁻⁵³, half an ulp of a
+// unit vector's largest component.
+const slerpEps = 0x1p-53
+
+// slerpCoef evaluates the turn of Eqs. 1 and 3 without trigonometry, for
+// one fraction t shared by every vertex of a frame. Turning the unit
+// vector û0 towards û1 by t·θ (θ the angle between them, < π) is the
+// spherical linear interpolation
+//
+//	R(n̂, tθ)û0 = û0 sin((1−t)θ)/sin θ + û1 sin(tθ)/sin θ,
+//
+// and sin(tθ)/sin θ is a power series in d = cos θ − 1 (Eberly 2011, "A
+// fast and accurate algorithm for computing SLERP", JGT 15(3)):
+//
+//	sin(tθ)/sin θ = Σᵢ bᵢ(t) dⁱ,  b₀ = t,  bᵢ = bᵢ₋₁ (t² − i²) / (i(2i+1)).
+//
+// The terms have one sign for d ≤ 0 and their ratio is below |d|/2, so
+// the remainder after slerpTerms terms is under |b_N| |d|^N / (1 − |d|/2);
+// set picks dMin, the most negative d for which that is under slerpEps
+// (θ up to about 40°). Beyond it, the caller uses the trigonometric form.
+// The result agrees with the trigonometric one to float64 rounding.
+type slerpCoef struct {
+	t      float64
+	b0, b1 [slerpTerms]float64 // series of sin((1−t)θ)/sin θ and sin(tθ)/sin θ
+	dMin   float64
+}
+
+func (c *slerpCoef) set(t float64) {
+	c.t = t
+	next := 0.0 // the largest first omitted term's coefficient
+	for k, u := range [2]float64{1 - t, t} {
+		b := &c.b0
+		if k == 1 {
+			b = &c.b1
+		}
+		b[0] = u
+		for i := 1; i <= slerpTerms; i++ {
+			fi := float64(i)
+			bi := b[i-1] * (u*u - fi*fi) / (fi * (2*fi + 1))
+			if i == slerpTerms {
+				next = math.Max(next, math.Abs(bi))
+				break
+			}
+			b[i] = bi
+		}
+	}
+	c.dMin = -1
+	if next > 0 {
+		c.dMin = -math.Min(1, math.Pow(slerpEps/(2*next), 1.0/slerpTerms))
+	}
+}
+
+// turn returns R(n̂, tθ)û0 for unit vectors u0, u1; ok is false when
+// they are too far apart for the series.
+func (c *slerpCoef) turn(u0, u1 geom.Vec3) (dir geom.Vec3, ok bool) {
+	// d = cos θ − 1 = −|û0 − û1|²/2, without cancellation near θ = 0.
+	w := u0.Sub(u1)
+	d := -0.5 * w.Dot(w)
+	if d < c.dMin {
+		return geom.Vec3{}, false
+	}
+	d2 := d * d
+	d4 := d2 * d2
+	d8 := d4 * d4
+	g0, g1 := estrin16(&c.b0, d, d2, d4, d8), estrin16(&c.b1, d, d2, d4, d8)
+	return geom.Vec3{X: u0.X*g0 + u1.X*g1, Y: u0.Y*g0 + u1.Y*g1, Z: u0.Z*g0 + u1.Z*g1}, true
+}
+
+// estrin16 returns Σ b[i] dⁱ by Estrin's scheme (pairs, then pairs of
+// pairs with d², d⁴, d⁸): four dependent steps instead of Horner's
+// fifteen, the same operation count.
+func estrin16(b *[slerpTerms]float64, d, d2, d4, d8 float64) float64 {
+	a0, a1, a2, a3 := b[0]+b[1]*d, b[2]+b[3]*d, b[4]+b[5]*d, b[6]+b[7]*d
+	a4, a5, a6, a7 := b[8]+b[9]*d, b[10]+b[11]*d, b[12]+b[13]*d, b[14]+b[15]*d
+	lo := (a0 + a1*d2) + (a2+a3*d2)*d4
+	hi := (a4 + a5*d2) + (a6+a7*d2)*d4
+	return lo + hi*d8
+}
+
+// rotFast is rotInterp (Eq. 1) at c.t ∈ (0, 1) with the turn of
+// slerpCoef, falling back to rotInterp where the series does not reach.
+func rotFast(center, p0, p1 geom.Vec3, c *slerpCoef) geom.Vec3 {
+	e0, e1 := p0.Sub(center), p1.Sub(center)
+	l0, l1 := e0.Len(), e1.Len()
+	if l0 < 1e-9 || l1 < 1e-9 {
+		return p0.Lerp(p1, c.t)
+	}
+	dir, ok := c.turn(e0.Scale(1/l0), e1.Scale(1/l1))
+	if !ok {
+		return rotInterp(center, p0, p1, c.t)
+	}
+	return center.Add(dir.Scale((1-c.t)*l0 + c.t*l1))
+}
+
+// screwFast is screwInterp (Eqs. 2–3) at c.t ∈ (0, 1) with the turn of
+// slerpCoef: the radial unit vectors are both perpendicular to n, so the
+// turn about n by the signed angle between them (|θ| < π) is their slerp.
+func screwFast(center, n, p0, p1 geom.Vec3, c *slerpCoef) geom.Vec3 {
+	q0 := center.Add(n.Scale(p0.Sub(center).Dot(n)))
+	q1 := center.Add(n.Scale(p1.Sub(center).Dot(n)))
+	e0, e1 := p0.Sub(q0), p1.Sub(q1)
+	l0, l1 := e0.Len(), e1.Len()
+	if l0 < 1e-9 || l1 < 1e-9 {
+		return p0.Lerp(p1, c.t)
+	}
+	dir, ok := c.turn(e0.Scale(1/l0), e1.Scale(1/l1))
+	if !ok {
+		return screwInterp(center, n, p0, p1, c.t)
+	}
+	return q0.Lerp(q1, c.t).Add(dir.Scale((1-c.t)*l0 + c.t*l1))
+}
+
 // locate finds angle x (radians) on range r: the cell's lower sample i
 // and the fraction t ∈ [0, 1] towards sample i+1 (i+1 is i when the range
 // has one sample). Angles outside the range are clamped; clamped reports

@@ -2,6 +2,8 @@ package wrinkle
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/skel"
@@ -14,6 +16,10 @@ type SynthOptions struct {
 	// to its sampled range (once per role and DoF over the Synthesizer's
 	// life), with the pose's angle and the range in radians.
 	OnClamp func(c Clamp)
+	// Workers is the number of goroutines that share a frame's vertices
+	// (the caller's and Workers−1 helpers); 0 means runtime.GOMAXPROCS(0).
+	// Results do not depend on it.
+	Workers int
 }
 
 // Clamp describes a pose angle outside the sampled range.
@@ -30,24 +36,49 @@ type Status struct {
 }
 
 // roleData is one sampled role's share of the database, laid out for
-// interpolation: its influenced vertices and their sample positions.
+// interpolation: its influenced vertices' sample positions and skin
+// weights on its chain, and the frame's plan.
 type roleData struct {
-	role  Role
-	js    JointSpec
-	grid  [3]int
-	verts []int32   // garment vertices with a weight for this role
-	w     []float32 // that weight, per listed vertex
-	rest  []geom.Vec3
-	// alpha[i*nc+k] is vertex i's skin weight on the joints that chain
-	// element k moves last (its exclusive subtree); nc = len(chain).
+	role Role
+	js   JointSpec
+	grid [3]int
+	nv   int // garment vertices with a weight for this role ("listed")
+	// alpha[i*nc+k] is listed vertex i's skin weight on the joints that
+	// chain element k moves last (its exclusive subtree); nc = len(chain).
 	alpha []float64
 	nc    int
 	// pos holds the samples' positions of the listed vertices, sample-major
-	// in the spec's grid order: pos[(s·len(verts)+i)·3 + c].
+	// in the spec's grid order: pos[(s·nv+i)·3 + c].
 	pos []float32
+	// twist[g0·grid[1]+g1] is the twist axis (Eq. 3 turns about the
+	// posed bone) at swing grid point (g0, g1) of a ball joint.
+	twist []geom.Vec3
+	plan  rolePlan
 	// per-frame scratch
 	chainD []geom.Quat
 	chainT []geom.Rigid
+}
+
+// rolePlan is what a frame's interpolation of one role needs, set before
+// the vertex loop. A DoF whose fraction is 0 or 1 (at a grid line, or
+// clamped) is not interpolated: its lower or upper sample is used as is,
+// which is what Eqs. 1–3 give there.
+type rolePlan struct {
+	center geom.Vec3
+	// n[d] is 2 where DoF d is interpolated, else 1; corner[(i0·2+i1)·2+i2]
+	// is the offset in pos of the corner sample (i0, i1, i2 < n[d]).
+	n      [3]int
+	corner [8]int
+	axis   [2][2]geom.Vec3 // twist axis at each swing corner
+	coef   [3]slerpCoef
+}
+
+// influence is one role's share of a vertex: the role's index in
+// Synthesizer.roles, the vertex's index in its list and its weight (Eq. 4).
+type influence struct {
+	role uint8
+	i    int32
+	w    float32
 }
 
 // Synthesizer makes the fine garment for any pose from a database
@@ -55,18 +86,28 @@ type roleData struct {
 // samples with Eqs. 1–3, then blending of the roles' results with the
 // influence maps (Eq. 4). See doc.go for how samples are carried to the
 // pose. A Synthesizer owns its scratch buffers: use one per goroutine.
+// Synthesize splits the vertices over SynthOptions.Workers goroutines
+// (helpers parked between frames; Close ends them).
 type Synthesizer struct {
 	rig     *Rig
 	opt     SynthOptions
 	rest    []geom.Vec3
 	weights skel.Weights
 	roles   []roleData
-	// acc is the blended local offset per vertex; restAcc its value before
-	// any role is added (base − rest for vertices without influences).
-	acc, restAcc []geom.Vec3
-	skin         []geom.Rigid
-	warned       [NumRoles][3]bool
-	angles       [NumRoles]DoFs
+	// Vertex v's influences are infl[inflOff[v]:inflOff[v+1]], in the
+	// roles' order; restOff[v] is the settled base's offset base − rest for
+	// a vertex without any (zero otherwise).
+	inflOff []int32
+	infl    []influence
+	restOff []geom.Vec3
+	skin    []geom.Rigid
+	warned  [NumRoles][3]bool
+	angles  [NumRoles]DoFs
+
+	pool     *pool
+	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
+	dst      []geom.Vec3      // Synthesize's dst while the loop runs
+	parallel int              // fewest vertices split over the workers
 }
 
 // NewSynthesizer decodes db's samples for rig. db must be a whole
@@ -79,42 +120,51 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	if err := db.CheckRig(rig); err != nil {
 		return nil, err
 	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
 	n := len(db.Rest)
 	s := &Synthesizer{rig: rig, opt: opt, rest: db.Rest, weights: db.Weights,
-		acc: make([]geom.Vec3, n), restAcc: make([]geom.Vec3, n),
-		skin: make([]geom.Rigid, rig.Skeleton.NumJoints())}
-	local := make(map[Role]map[int32]int) // role → vertex → index in its list
+		inflOff: make([]int32, n+1), restOff: make([]geom.Vec3, n),
+		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), parallel: synthParallel}
+	var byRole [NumRoles]int
+	for r := range byRole {
+		byRole[r] = -1
+	}
 	for i := 0; i < db.Spec.NumJoints(); i++ {
 		js := db.Spec.JointSpec(i)
 		rd := roleData{role: js.Role, js: js, grid: js.Grid(), nc: len(rig.Roles[js.Role].Chain)}
 		rd.chainD = make([]geom.Quat, rd.nc)
 		rd.chainT = make([]geom.Rigid, rd.nc)
+		byRole[js.Role] = len(s.roles)
 		s.roles = append(s.roles, rd)
-		local[js.Role] = map[int32]int{}
 	}
-	byRole := make(map[Role]*roleData, len(s.roles))
-	for i := range s.roles {
-		byRole[s.roles[i].role] = &s.roles[i]
-	}
+	lists := make([][]int32, len(s.roles)) // listed vertices per role
 	for v := 0; v < n; v++ {
 		rs, ws := db.Regions.Influences(v)
 		if len(rs) == 0 {
-			s.restAcc[v] = db.Base[v].Sub(db.Rest[v])
+			s.restOff[v] = db.Base[v].Sub(db.Rest[v])
 		}
+		first := len(s.infl)
 		for i, r := range rs {
-			rd := byRole[r]
-			if rd == nil {
+			k := byRole[r]
+			if k < 0 {
 				return nil, fmt.Errorf("wrinkle: vertex %d is influenced by %s, which the spec does not sample", v, r)
 			}
-			local[r][int32(v)] = len(rd.verts)
-			rd.verts = append(rd.verts, int32(v))
-			rd.w = append(rd.w, ws[i])
-			rd.rest = append(rd.rest, db.Rest[v])
+			s.infl = append(s.infl, influence{role: uint8(k), i: int32(len(lists[k])), w: ws[i]})
+			lists[k] = append(lists[k], int32(v))
 		}
+		// Blend in the spec's order of roles, whatever the influences'.
+		own := s.infl[first:]
+		slices.SortFunc(own, func(a, b influence) int { return int(a.role) - int(b.role) })
+		s.inflOff[v+1] = int32(len(s.infl))
 	}
-	for i := range s.roles {
-		s.roles[i].alpha = s.chainWeights(&s.roles[i])
-		s.roles[i].pos = make([]float32, s.roles[i].js.NumSamples()*len(s.roles[i].verts)*3)
+	for k := range s.roles {
+		rd := &s.roles[k]
+		rd.nv = len(lists[k])
+		rd.alpha = s.chainWeights(rd, lists[k])
+		rd.pos = make([]float32, rd.js.NumSamples()*rd.nv*3)
+		rd.twist = twistAxes(rig, rd)
 	}
 	var buf []geom.Vec3
 	for si, ss := range db.Samples {
@@ -122,21 +172,43 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		if buf, err = db.Positions(si, buf); err != nil {
 			return nil, err
 		}
-		rd := byRole[ss.Role]
-		ls := ss.Index - db.Spec.FirstSample(ss.Joint)
-		off := ls * len(rd.verts) * 3
-		for i, v := range rd.verts {
+		k := byRole[ss.Role]
+		rd := &s.roles[k]
+		off := (ss.Index - db.Spec.FirstSample(ss.Joint)) * rd.nv * 3
+		for i, v := range lists[k] {
 			p := buf[v]
 			rd.pos[off+3*i], rd.pos[off+3*i+1], rd.pos[off+3*i+2] = float32(p.X), float32(p.Y), float32(p.Z)
 		}
 	}
+	s.pool = newPool(opt.Workers)
+	s.chunkFn = s.chunk
+	runtime.AddCleanup(s, stopPool, s.pool)
 	return s, nil
+}
+
+// twistAxes returns a ball joint's twist axis at each swing grid point:
+// the rest bone turned by the swing of that point's angles (nil for a
+// hinge).
+func twistAxes(rig *Rig, rd *roleData) []geom.Vec3 {
+	if rd.role.Hinge() {
+		return nil
+	}
+	rj := &rig.Roles[rd.role]
+	ax := make([]geom.Vec3, rd.grid[0]*rd.grid[1])
+	for g0 := 0; g0 < rd.grid[0]; g0++ {
+		for g1 := 0; g1 < rd.grid[1]; g1++ {
+			s0, s1 := rd.js.DoF[0].Angle(g0), rd.js.DoF[1].Angle(g1)
+			rv := rj.Axis[0].Scale(s0).Add(rj.Axis[1].Scale(s1))
+			ax[g0*rd.grid[1]+g1] = geom.QuatAxisAngle(rv, rv.Len()).Rotate(rj.Bone)
+		}
+	}
+	return ax
 }
 
 // chainWeights returns, per listed vertex and chain element k, the sum of
 // the vertex's skin weights on joints whose nearest chain ancestor (or
 // self) is chain element k.
-func (s *Synthesizer) chainWeights(rd *roleData) []float64 {
+func (s *Synthesizer) chainWeights(rd *roleData, verts []int32) []float64 {
 	sk := s.rig.Skeleton
 	chain := s.rig.Roles[rd.role].Chain
 	elem := make([]int, sk.NumJoints())
@@ -151,8 +223,8 @@ func (s *Synthesizer) chainWeights(rd *roleData) []float64 {
 			elem[j] = elem[sk.Parent(j)]
 		}
 	}
-	alpha := make([]float64, len(rd.verts)*rd.nc)
-	for i, v := range rd.verts {
+	alpha := make([]float64, len(verts)*rd.nc)
+	for i, v := range verts {
 		js, ws := s.weights.Influences(int(v))
 		for a, j := range js {
 			if k := elem[j]; k >= 0 {
@@ -166,11 +238,12 @@ func (s *Synthesizer) chainWeights(rd *roleData) []float64 {
 // NumVerts returns the number of garment vertices Synthesize writes.
 func (s *Synthesizer) NumVerts() int { return len(s.rest) }
 
-// MemoryBytes returns the size of the decoded samples and buffers held.
+// MemoryBytes returns the size of the decoded samples and buffers held
+// (the rest shape and skin weights, shared with the DB, not counted).
 func (s *Synthesizer) MemoryBytes() int {
-	n := (len(s.rest) + len(s.acc) + len(s.restAcc)) * 24
+	n := len(s.restOff)*24 + len(s.inflOff)*4 + len(s.infl)*12
 	for _, rd := range s.roles {
-		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.rest)*24 + len(rd.verts)*8
+		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.twist)*24
 	}
 	return n
 }
@@ -178,12 +251,18 @@ func (s *Synthesizer) MemoryBytes() int {
 // Angles returns role r's angles of the last frame, after clamping.
 func (s *Synthesizer) Angles(r Role) DoFs { return s.angles[r] }
 
+// Close ends the Synthesizer's helper goroutines; it must not be used
+// afterwards. A Synthesizer that is dropped without Close ends them when
+// it is collected.
+func (s *Synthesizer) Close() { s.pool.stop() }
+
 // Synthesize writes the fine garment for pose p into dst[:NumVerts()]
 // (metres, world coordinates of the posed body). Angles outside a role's
 // sampled range are clamped (Status.Clamped; SynthOptions.OnClamp is told
-// once). It allocates nothing. It returns an error, writing nothing, if p
-// does not fit the rig's skeleton or holds non-finite values, or if dst is
-// too short.
+// once). It allocates nothing, and its result does not depend on
+// SynthOptions.Workers. It returns an error, writing nothing, if p does
+// not fit the rig's skeleton or holds non-finite values, or if dst is too
+// short.
 func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 	var st Status
 	if err := checkPose(s.rig.Skeleton, p); err != nil {
@@ -193,20 +272,34 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 		return st, fmt.Errorf("wrinkle: dst has %d entries, the garment %d vertices", len(dst), len(s.rest))
 	}
 	s.skin = skel.SkinMatrices(s.rig.Skeleton, p, s.skin)
-	copy(s.acc, s.restAcc)
 	for i := range s.roles {
-		if s.interpolateRole(&s.roles[i]) {
+		if s.planRole(&s.roles[i]) {
 			st.Clamped |= 1 << s.roles[i].role
 		}
 	}
-	s.pose(dst)
+	s.dst = dst
+	n := len(s.rest)
+	if n < s.parallel {
+		s.chunk(0, n)
+	} else {
+		s.pool.run(n, synthChunk, s.chunkFn)
+	}
+	s.dst = nil
 	return st, nil
 }
 
-// interpolateRole adds the role's interpolated sample offsets, in each
-// vertex's skinning frame and weighted by its influence, to s.acc. It
-// reports whether the role's angles were clamped.
-func (s *Synthesizer) interpolateRole(rd *roleData) bool {
+// synthParallel is the fewest vertices Synthesize splits over its
+// workers (waking a helper costs microseconds), and synthChunk the fixed
+// number of vertices per piece of work.
+const (
+	synthParallel = 4096
+	synthChunk    = 512
+)
+
+// planRole reads the role's angles from the frame's skinning, clamps them
+// and sets rd.plan and the role's chain transforms. It reports whether the
+// angles were clamped.
+func (s *Synthesizer) planRole(rd *roleData) bool {
 	rig := s.rig
 	rj := &rig.Roles[rd.role]
 	a := rig.AnglesOf(rd.role, rig.RoleRotation(rd.role, s.skin))
@@ -244,89 +337,130 @@ func (s *Synthesizer) interpolateRole(rd *roleData) bool {
 		}
 		rd.chainT[k] = r
 	}
-	// Corner samples (local indices) and, for ball joints, the twist
-	// axis at each swing corner (Eq. 3 turns about the posed bone).
-	var idx [2][2][2]int
-	var axis [2][2]geom.Vec3
-	for i0 := 0; i0 < 2; i0++ {
-		for i1 := 0; i1 < 2; i1++ {
-			for i2 := 0; i2 < 2; i2++ {
-				c := [3]int{cell[0] + i0, cell[1] + i1, cell[2] + i2}
-				for d := range c {
-					c[d] = min(c[d], rd.grid[d]-1)
-				}
-				idx[i0][i1][i2] = (c[0]*rd.grid[1]+c[1])*rd.grid[2] + c[2]
-			}
-			if !rd.role.Hinge() {
-				s0 := rd.js.DoF[0].Angle(min(cell[0]+i0, rd.grid[0]-1))
-				s1 := rd.js.DoF[1].Angle(min(cell[1]+i1, rd.grid[1]-1))
-				rv := rj.Axis[0].Scale(s0).Add(rj.Axis[1].Scale(s1))
-				axis[i0][i1] = geom.QuatAxisAngle(rv, rv.Len()).Rotate(rj.Bone)
-			}
+	// Interpolated DoFs and their corner samples: a fraction of 0 or 1
+	// selects the lower or upper sample alone.
+	pl := &rd.plan
+	pl.center = rj.Center
+	var base [3]int
+	for d := 0; d < 3; d++ {
+		pl.n[d] = 1
+		switch {
+		case t[d] == 1:
+			base[d] = min(cell[d]+1, rd.grid[d]-1)
+		case t[d] > 0:
+			pl.n[d] = 2
+			pl.coef[d].set(t[d])
+			base[d] = cell[d]
+		default:
+			base[d] = cell[d]
 		}
 	}
-	nv := len(rd.verts)
-	c0 := rj.Center
-	for i, v := range rd.verts {
-		at := func(ls int) geom.Vec3 {
-			o := (ls*nv + i) * 3
-			return geom.Vec3{X: float64(rd.pos[o]), Y: float64(rd.pos[o+1]), Z: float64(rd.pos[o+2])}
-		}
-		var y geom.Vec3
-		if rd.role.Hinge() {
-			y = rotInterp(c0, at(idx[0][0][0]), at(idx[1][0][0]), t[0])
-		} else {
-			// Twist first (Eqs. 2–3), then the second and first swing
-			// angles (Eq. 1): a fixed order, so results are reproducible.
-			var q [2]geom.Vec3
-			for i0 := 0; i0 < 2; i0++ {
-				p0 := screwInterp(c0, axis[i0][0], at(idx[i0][0][0]), at(idx[i0][0][1]), t[2])
-				p1 := screwInterp(c0, axis[i0][1], at(idx[i0][1][0]), at(idx[i0][1][1]), t[2])
-				q[i0] = rotInterp(c0, p0, p1, t[1])
+	for i0 := 0; i0 < pl.n[0]; i0++ {
+		for i1 := 0; i1 < pl.n[1]; i1++ {
+			g0, g1 := base[0]+i0, base[1]+i1
+			if !rd.role.Hinge() {
+				pl.axis[i0][i1] = rd.twist[g0*rd.grid[1]+g1]
 			}
-			y = rotInterp(c0, q[0], q[1], t[0])
-		}
-		// The skinned rest shape in the role's pose and its rotation.
-		// rot = (1 − Σα)·identity + Σ αₖ·qₖ, normalised.
-		r := rd.rest[i]
-		sk := r
-		var rot geom.Quat
-		sum := 0.0
-		for k := 0; k < rd.nc; k++ {
-			al := rd.alpha[i*rd.nc+k]
-			if al == 0 {
-				continue
+			for i2 := 0; i2 < pl.n[2]; i2++ {
+				ls := (g0*rd.grid[1]+g1)*rd.grid[2] + base[2] + i2
+				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv * 3
 			}
-			sk = sk.Add(rd.chainT[k].Apply(r).Sub(r).Scale(al))
-			rot = rot.Add(rd.chainT[k].R.Scale(al))
-			sum += al
 		}
-		rot.W += 1 - sum
-		off := rot.Normalize().Conj().Rotate(y.Sub(sk))
-		s.acc[v] = s.acc[v].Add(off.Scale(float64(rd.w[i])))
 	}
 	return clamped
 }
 
-// pose writes dst[v] = LBS(rest_v) + R_v·acc[v]: the blended local
-// offsets carried into the pose by each vertex's skinning (R_v the
-// normalised blend of its joints' rotations, sign-aligned).
-func (s *Synthesizer) pose(dst []geom.Vec3) {
-	w := s.weights
-	for v, r := range s.rest {
-		var p geom.Vec3
-		var q geom.Quat
-		a, e := w.Offsets[v], w.Offsets[v+1]
-		for i := a; i < e; i++ {
-			m := s.skin[w.Joints[i]]
-			wi := float64(w.W[i])
-			p = p.Add(m.Apply(r).Scale(wi))
-			mq := m.R
-			if i > a && mq.Dot(s.skin[w.Joints[a]].R) < 0 {
-				mq = mq.Scale(-1)
-			}
-			q = q.Add(mq.Scale(wi))
+// chunk synthesizes vertices [lo, hi) into s.dst: each vertex's roles'
+// local offsets blended with its influence weights (Eq. 4), carried into
+// the pose by its skinning.
+func (s *Synthesizer) chunk(lo, hi int) {
+	dst := s.dst[lo:hi]
+	for v := lo; v < hi; v++ {
+		acc := s.restOff[v]
+		for _, in := range s.infl[s.inflOff[v]:s.inflOff[v+1]] {
+			rd := &s.roles[in.role]
+			off := rd.offset(int(in.i), s.rest[v])
+			acc = acc.Add(off.Scale(float64(in.w)))
 		}
-		dst[v] = p.Add(q.Normalize().Rotate(s.acc[v]))
+		dst[v-lo] = s.pose(v, acc)
 	}
+}
+
+// offset returns listed vertex i's wrinkle offset for the role in its
+// local skinning frame: δ_J = R_J(v)ᵀ (y_J(v) − s_J(v)) (doc.go, step 3),
+// with r the vertex's rest position.
+func (rd *roleData) offset(i int, r geom.Vec3) geom.Vec3 {
+	y := rd.interpolate(i)
+	// The skinned rest shape in the role's pose and its rotation.
+	// rot = (1 − Σα)·identity + Σ αₖ·qₖ, normalised.
+	sk := r
+	var rot geom.Quat
+	sum := 0.0
+	for k := 0; k < rd.nc; k++ {
+		al := rd.alpha[i*rd.nc+k]
+		if al == 0 {
+			continue
+		}
+		sk = sk.Add(rd.chainT[k].Apply(r).Sub(r).Scale(al))
+		rot = rot.Add(rd.chainT[k].R.Scale(al))
+		sum += al
+	}
+	rot.W += 1 - sum
+	return rot.Normalize().Conj().Rotate(y.Sub(sk))
+}
+
+// at returns listed vertex i's position in the sample at offset o of pos.
+func (rd *roleData) at(o, i int) geom.Vec3 {
+	p := rd.pos[o+3*i : o+3*i+3 : o+3*i+3]
+	return geom.Vec3{X: float64(p[0]), Y: float64(p[1]), Z: float64(p[2])}
+}
+
+// interpolate returns y_J for listed vertex i: the plan's corner samples
+// interpolated one DoF at a time in a fixed order, twist with the screw
+// scheme about the bone as swung at that corner (Eqs. 2–3), then the
+// second and first swing angles, or a hinge's flexion, with the rotational
+// scheme about the joint centre (Eq. 1).
+func (rd *roleData) interpolate(i int) geom.Vec3 {
+	pl := &rd.plan
+	var q [2]geom.Vec3
+	for i0 := 0; i0 < pl.n[0]; i0++ {
+		var p [2]geom.Vec3
+		for i1 := 0; i1 < pl.n[1]; i1++ {
+			k := (i0*2 + i1) * 2
+			p[i1] = rd.at(pl.corner[k], i)
+			if pl.n[2] == 2 {
+				p[i1] = screwFast(pl.center, pl.axis[i0][i1], p[i1], rd.at(pl.corner[k+1], i), &pl.coef[2])
+			}
+		}
+		q[i0] = p[0]
+		if pl.n[1] == 2 {
+			q[i0] = rotFast(pl.center, p[0], p[1], &pl.coef[1])
+		}
+	}
+	if pl.n[0] == 2 {
+		return rotFast(pl.center, q[0], q[1], &pl.coef[0])
+	}
+	return q[0]
+}
+
+// pose returns LBS(rest_v) + R_v·acc: the blended local offset carried
+// into the pose by the vertex's skinning (R_v the normalised blend of its
+// joints' rotations, sign-aligned).
+func (s *Synthesizer) pose(v int, acc geom.Vec3) geom.Vec3 {
+	w := s.weights
+	r := s.rest[v]
+	var p geom.Vec3
+	var q geom.Quat
+	a, e := w.Offsets[v], w.Offsets[v+1]
+	for i := a; i < e; i++ {
+		m := s.skin[w.Joints[i]]
+		wi := float64(w.W[i])
+		p = p.Add(m.Apply(r).Scale(wi))
+		mq := m.R
+		if i > a && mq.Dot(s.skin[w.Joints[a]].R) < 0 {
+			mq = mq.Scale(-1)
+		}
+		q = q.Add(mq.Scale(wi))
+	}
+	return p.Add(q.Normalize().Rotate(acc))
 }

@@ -298,3 +298,27 @@ func TestSynthesizeNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations per frame", allocs)
 	}
 }
+
+// TestSlerpSeries: the series turn of slerpCoef matches sin(tθ)/sin θ to
+// rounding wherever it accepts θ, and accepts at least θ ≤ 35°.
+func TestSlerpSeries(t *testing.T) {
+	u0 := geom.V(1, 0, 0)
+	for _, tt := range []float64{1e-3, 0.25, 0.5, 0.8, 0.999} {
+		var c slerpCoef
+		c.set(tt)
+		for th := 1e-7; th < math.Pi; th *= 1.05 {
+			u1 := geom.V(math.Cos(th), math.Sin(th), 0)
+			dir, ok := c.turn(u0, u1)
+			if !ok {
+				if th <= 35*deg {
+					t.Errorf("t=%v: θ = %.1f° refused", tt, th/deg)
+				}
+				continue
+			}
+			want := geom.V(math.Cos(tt*th), math.Sin(tt*th), 0)
+			if d := dir.Dist(want); d > 1e-15 {
+				t.Errorf("t=%v θ=%.3g: %v, want %v (%.2g)", tt, th, dir, want, d)
+			}
+		}
+	}
+}
