@@ -5,19 +5,30 @@ import "sync/atomic"
 // pool runs loops over [0,n) split into fixed-size chunks. The split depends
 // only on n and the chunk size, never on the number of workers, and every
 // reduction combines per-chunk partials in chunk order, so results are
-// bit-identical whatever GOMAXPROCS or Options.Workers is.
+// bit-identical whatever GOMAXPROCS or Options.Workers is, and whichever
+// goroutine runs a chunk.
 //
 // The pool keeps Workers−1 helper goroutines parked on channels between
 // loops (started at the first parallel loop, stopped by a cleanup when the
 // Cloth is collected), and loop bodies are method values stored once at
 // construction, so a loop allocates nothing. A pool is used by one goroutine
 // at a time.
+//
+// The caller of run takes chunks itself and waits only for the helpers that
+// joined the loop. A woken helper joins by a compare-and-swap on state,
+// which succeeds only while the loop is open; the caller closes the loop
+// when it finds no chunk left and then parks until every joined helper has
+// reported. A helper the OS has not scheduled by then (the machine is busy)
+// finds the loop closed when it runs and goes back to sleep, instead of
+// holding the caller for a timeslice.
 type pool struct {
 	workers int
 	partial []float64 // per-chunk partial sums, reused
 
-	wake    []chan struct{} // one per helper
-	done    chan struct{}
+	wake  []chan struct{} // one per helper, buffered (1)
+	done  chan struct{}   // one send per joined helper, buffered (workers−1)
+	state atomic.Uint64   // generation<<32 | closed | joined
+
 	fn      func(lo, hi int) // loop body of the running loop; nil when idle
 	n       int
 	chunk   int
@@ -25,6 +36,14 @@ type pool struct {
 	next    atomic.Int64
 	stopped bool
 }
+
+// Bits of pool.state: the loop's generation in the high 32 bits, the
+// closed flag, and the number of helpers that joined in the low bits.
+const (
+	loopGenShift        = 32
+	loopClosed   uint64 = 1 << 31
+	loopJoined   uint64 = loopClosed - 1
+)
 
 // serialBelow is the loop length under which pool runs chunks on the calling
 // goroutine: waking a helper costs a few microseconds, more than a short loop
@@ -41,7 +60,8 @@ func newPool(workers int) *pool { return &pool{workers: workers} }
 // start launches the helpers.
 func (p *pool) start() {
 	p.wake = make([]chan struct{}, p.workers-1)
-	p.done = make(chan struct{}, p.workers)
+	p.done = make(chan struct{}, p.workers-1)
+	p.state.Store(loopClosed)
 	for k := range p.wake {
 		ch := make(chan struct{}, 1)
 		p.wake[k] = ch
@@ -58,10 +78,29 @@ func (p *pool) stop() {
 	p.stopped = true
 }
 
+// helper joins the open loop, if any, each time it is woken. A wake may be
+// stale (sent for a loop that closed before the helper ran); then it finds
+// the loop closed and parks again.
 func (p *pool) helper(wake chan struct{}) {
 	for range wake {
-		p.loop()
-		p.done <- struct{}{}
+		if p.join() {
+			p.loop()
+			p.done <- struct{}{} // never blocks: one slot per helper
+		}
+	}
+}
+
+// join counts the calling helper into the open loop; it reports false if
+// no loop is open.
+func (p *pool) join() bool {
+	for {
+		s := p.state.Load()
+		if s&loopClosed != 0 {
+			return false
+		}
+		if p.state.CompareAndSwap(s, s+1) {
+			return true
+		}
 	}
 }
 
@@ -98,11 +137,22 @@ func (p *pool) run(n, chunk int, fn func(lo, hi int)) {
 	}
 	p.fn, p.n, p.chunk, p.nc = fn, n, chunk, nc
 	p.next.Store(0)
+	// Open the loop (a new generation, nobody joined), then wake the
+	// helpers without blocking: a helper whose channel is full has a wake
+	// pending and will try to join this loop when it runs.
+	gen := p.state.Load()>>loopGenShift + 1
+	p.state.Store(gen << loopGenShift)
 	for k := 0; k < w-1; k++ {
-		p.wake[k] <- struct{}{}
+		select {
+		case p.wake[k] <- struct{}{}:
+		default:
+		}
 	}
 	p.loop()
-	for k := 0; k < w-1; k++ {
+	// No chunk is left to hand out: close the loop and wait for the
+	// helpers that joined it, some of which may still run a chunk.
+	joined := int(p.state.Or(loopClosed) & loopJoined)
+	for range joined {
 		<-p.done
 	}
 	p.fn = nil // drop the reference to the Cloth while idle
