@@ -3,6 +3,8 @@ package collide
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
@@ -66,8 +68,10 @@ type Contact struct {
 // classified a shirt lying on the waist just above the waistband of the
 // trousers under it as inside the trousers and pushed it out through them.)
 //
-// Queries are safe for concurrent use; Set*, Update and Flip changes are not
-// safe concurrently with queries. Copies of one body moved by the same
+// Queries are safe for concurrent use, also the first ones after a Set
+// call or FollowSnapshot, which leave the refit to the first query: one of
+// them refits while the others wait for it. Set*, Update, FollowSnapshot and
+// Flip changes are not safe concurrently with queries. Copies of one body moved by the same
 // frames (one per garment stepped concurrently) can share their refits
 // through a BodyGroup.
 type Body struct {
@@ -84,12 +88,13 @@ type Body struct {
 	own      []geom.Vec3 // the body's own positions buffer
 	ownBVH   *mesh.BVH   // the body's own BVH (bvh is it or a group fit's)
 	time     float64
-	fresh    bool    // x and bvh match time
-	fitted   bool    // bvh fits x
-	maxSpeed float64 // max |vel|, m/s
-	moved    float64 // sum over Updates of a bound on the largest vertex displacement, m
-	xa       float64 // interpolation parameter of x ...
-	xInterp  bool    // ... when x interpolates the current frames
+	fresh    atomic.Bool // x and bvh match time
+	refitMu  sync.Mutex  // held by the query that refits lazily (ensure)
+	fitted   bool        // bvh fits x
+	maxSpeed float64     // max |vel|, m/s
+	moved    float64     // sum over Updates of a bound on the largest vertex displacement, m
+	xa       float64     // interpolation parameter of x ...
+	xInterp  bool        // ... when x interpolates the current frames
 
 	follow    *cloth.Cloth
 	snap      *Snapshot // read instead of follow when set
@@ -157,7 +162,7 @@ func FollowCloth(c *cloth.Cloth, m *mesh.Mesh) (*Body, error) {
 		return nil, err
 	}
 	b.follow = c
-	b.fresh = false
+	b.fresh.Store(false)
 	return b, nil
 }
 
@@ -196,7 +201,8 @@ func (b *Body) FollowSnapshot(s *Snapshot) {
 	if b.follow == nil {
 		panic("collide: FollowSnapshot on a body that follows no cloth")
 	}
-	b.snap, b.fresh = s, false
+	b.snap = s
+	b.fresh.Store(false)
 }
 
 // followState returns the followed cloth's positions, velocities and time
@@ -217,11 +223,11 @@ func (b *Body) Topology() *mesh.Topology { return b.top }
 func (b *Body) Tris() [][3]int32 { return b.tris }
 
 // NumVerts returns the number of body vertices.
-func (b *Body) NumVerts() int { return len(b.x) }
+func (b *Body) NumVerts() int { return len(b.own) }
 
 func (b *Body) checkLen(v []geom.Vec3) {
-	if len(v) != len(b.x) {
-		panic(fmt.Sprintf("collide: body has %d vertices, got %d", len(b.x), len(v)))
+	if len(v) != len(b.own) {
+		panic(fmt.Sprintf("collide: body has %d vertices, got %d", len(b.own), len(v)))
 	}
 }
 
@@ -242,7 +248,8 @@ func (b *Body) SetFrame(verts []geom.Vec3) {
 	copy(b.prev, verts)
 	copy(b.next, verts)
 	clear(b.vel)
-	b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = false, 0, false, 0, false
+	b.interp, b.maxSpeed, b.epoch, b.xInterp = false, 0, 0, false
+	b.fresh.Store(false)
 }
 
 // SetFrames makes the body move linearly from prev at time t0 to next at
@@ -255,7 +262,8 @@ func (b *Body) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	b.checkLen(next)
 	b.ownFrames()
 	speed := setFrames(b.prev, b.next, b.vel, prev, next, t0, t1)
-	b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = t0, t1, true, speed, false, 0, false
+	b.t0, b.t1, b.interp, b.maxSpeed, b.epoch, b.xInterp = t0, t1, true, speed, 0, false
+	b.fresh.Store(false)
 }
 
 // setFrames copies prev and next into dprev and dnext, sets vel to the
@@ -292,11 +300,15 @@ func (b *Body) SetState(x, v []geom.Vec3) {
 			m = max(m, u.Len2())
 		}
 	}
-	b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = false, math.Sqrt(m), false, 0, false
+	b.interp, b.maxSpeed, b.epoch, b.xInterp = false, math.Sqrt(m), 0, false
+	b.fresh.Store(false)
 }
 
 // MaxSpeed returns the largest vertex speed of the current motion, m/s.
-func (b *Body) MaxSpeed() float64 { return b.maxSpeed }
+func (b *Body) MaxSpeed() float64 {
+	b.ensureFollowed()
+	return b.maxSpeed
+}
 
 // alpha returns the interpolation parameter at time t.
 func (b *Body) alpha(t float64) float64 {
@@ -324,7 +336,7 @@ func (b *Body) alpha(t float64) float64 {
 func (b *Body) Update(t float64) {
 	if b.follow != nil {
 		fx, fv, ft, gen := b.followState()
-		if b.fresh && b.followT == ft && b.followGen == gen && b.time == t {
+		if b.fresh.Load() && b.followT == ft && b.followGen == gen && b.time == t {
 			return
 		}
 		b.followT, b.followGen = ft, gen
@@ -338,7 +350,7 @@ func (b *Body) Update(t float64) {
 				b.prev[i] = p.AddScaled(dt, fv[i])
 			}
 		}
-	} else if b.fresh && (b.time == t || !b.interp) {
+	} else if b.fresh.Load() && (b.time == t || !b.interp) {
 		return
 	}
 	a := b.alpha(t)
@@ -372,8 +384,8 @@ func (b *Body) Update(t float64) {
 		b.refit()
 		b.fitted = true
 	}
-	b.time, b.fresh = t, true
-	b.xa, b.xInterp = a, b.interp
+	b.time, b.xa, b.xInterp = t, a, b.interp
+	b.fresh.Store(true)
 }
 
 // moveBound bounds the displacement of every vertex from interpolation
@@ -428,8 +440,8 @@ func (b *Body) updateShared(t, a float64) {
 			}
 		}
 		if same {
-			b.time, b.fresh = t, true
-			b.xa, b.xInterp = 0, true
+			b.time, b.xa, b.xInterp = t, 0, true
+			b.fresh.Store(true)
 			return
 		}
 	}
@@ -447,8 +459,8 @@ func (b *Body) updateShared(t, a float64) {
 		b.group.release(b.cur)
 	}
 	b.cur, b.x, b.bvh, b.fitted = f, f.x, f.bvh, true
-	b.time, b.fresh = t, true
-	b.xa, b.xInterp = a, true
+	b.time, b.xa, b.xInterp = t, a, true
+	b.fresh.Store(true)
 }
 
 // Positions returns the body's positions at the time of the last Update
@@ -458,8 +470,30 @@ func (b *Body) Positions() []geom.Vec3 {
 	return b.x
 }
 
+// ensure brings the positions and the BVH up to date after a Set call
+// (which leaves the refit to the first query). Queries call it, so it is
+// safe for concurrent use: one of them refits, under refitMu, while the
+// others wait for it; once the body is fresh it costs one atomic load.
 func (b *Body) ensure() {
-	if !b.fresh {
+	if !b.fresh.Load() {
+		b.refitLazily()
+	}
+}
+
+// ensureFollowed is ensure for the queries that read the motion (the
+// frames and velocities) rather than the positions and the BVH: only a
+// body that follows a cloth sets its motion when it refits.
+func (b *Body) ensureFollowed() {
+	if b.follow != nil {
+		b.ensure()
+	}
+}
+
+// refitLazily is the slow path of ensure.
+func (b *Body) refitLazily() {
+	b.refitMu.Lock()
+	defer b.refitMu.Unlock()
+	if !b.fresh.Load() {
 		b.Update(b.time)
 	}
 }
@@ -468,6 +502,7 @@ func (b *Body) ensure() {
 // current motion: u along its first edge, n its unit normal (outward, or
 // inward when Flip is set) and w = n × u.
 func (b *Body) Frame(tri int32, t float64) (u, n, w geom.Vec3) {
+	b.ensureFollowed()
 	c := b.corners(tri, t)
 	u = c[1].Sub(c[0]).Unit()
 	n = geom.TriangleNormal(c[0], c[1], c[2]).Unit()
@@ -488,9 +523,11 @@ func (b *Body) corners(tri int32, t float64) [3]geom.Vec3 {
 
 // PointAt returns the point with barycentric coordinates bary in triangle
 // tri plus the offset local = (along u, along n, along w) in the triangle's
-// Frame, at time t of the current motion. It does not move the body and is
-// safe for concurrent use.
+// Frame, at time t of the current motion. It does not refit the body
+// (except that a body following a cloth first takes the cloth's state, as
+// every query does) and is safe for concurrent use.
 func (b *Body) PointAt(tri int32, bary [3]float64, local geom.Vec3, t float64) geom.Vec3 {
+	b.ensureFollowed()
 	c := b.corners(tri, t)
 	p := c[0].Scale(bary[0]).AddScaled(bary[1], c[1]).AddScaled(bary[2], c[2])
 	if local != (geom.Vec3{}) {
@@ -502,6 +539,7 @@ func (b *Body) PointAt(tri int32, bary [3]float64, local geom.Vec3, t float64) g
 
 // VelocityAt returns the body's velocity (m/s) at a contact's point.
 func (b *Body) VelocityAt(c *Contact) geom.Vec3 {
+	b.ensureFollowed()
 	t := b.tris[c.Tri]
 	return b.vel[t[0]].Scale(c.Bary[0]).AddScaled(c.Bary[1], b.vel[t[1]]).AddScaled(c.Bary[2], b.vel[t[2]])
 }

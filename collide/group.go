@@ -2,7 +2,6 @@ package collide
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -74,7 +73,8 @@ func (g *BodyGroup) SetFrames(prev, next []geom.Vec3, t0, t1 float64) {
 	g.epoch++
 	for _, b := range g.bodies {
 		b.prev, b.next, b.vel, b.sharedFrames = g.prev, g.next, g.vel, true
-		b.t0, b.t1, b.interp, b.maxSpeed, b.fresh, b.epoch, b.xInterp = t0, t1, true, speed, false, g.epoch, false
+		b.t0, b.t1, b.interp, b.maxSpeed, b.epoch, b.xInterp = t0, t1, true, speed, g.epoch, false
+		b.fresh.Store(false)
 	}
 }
 
@@ -96,14 +96,21 @@ type groupFit struct {
 	nextX, doneX       atomic.Int32
 	nextPart, donePart atomic.Int32
 	ready              atomic.Bool
+
+	// A member that finds no chunk or part left while others still compute
+	// theirs parks on cond (with mu) until the positions are all computed,
+	// or the BVH is ready; the member that finishes the last one wakes it.
+	mu   sync.Mutex
+	cond sync.Cond
 }
 
 // fitChunk is the number of vertices per chunk of a fit's positions.
 const fitChunk = 1024
 
 // work does chunks and parts of f's computation until none is left, then
-// waits until f is ready. The waits spin (with runtime.Gosched): they last
-// microseconds, far less than parking and waking a goroutine takes.
+// waits until f is ready, parked rather than spinning: the member computing
+// the last chunk or part may be waiting for a CPU, and a spinning member
+// would compete with it for one.
 func (f *groupFit) work() {
 	n := len(f.x)
 	nx := int32((n + fitChunk - 1) / fitChunk)
@@ -115,10 +122,16 @@ func (f *groupFit) work() {
 		for i := int(c) * fitChunk; i < min(int(c+1)*fitChunk, n); i++ {
 			f.x[i] = f.src.at(i, f.a)
 		}
-		f.doneX.Add(1)
+		if f.doneX.Add(1) == nx {
+			f.wake()
+		}
 	}
-	for f.doneX.Load() < nx {
-		runtime.Gosched()
+	if f.doneX.Load() < nx {
+		f.mu.Lock()
+		for f.doneX.Load() < nx {
+			f.cond.Wait()
+		}
+		f.mu.Unlock()
 	}
 	np := int32(f.bvh.RefitParts())
 	for {
@@ -130,11 +143,25 @@ func (f *groupFit) work() {
 		if f.donePart.Add(1) == np {
 			f.bvh.RefitTop()
 			f.ready.Store(true)
+			f.wake()
 		}
 	}
-	for !f.ready.Load() {
-		runtime.Gosched()
+	if !f.ready.Load() {
+		f.mu.Lock()
+		for !f.ready.Load() {
+			f.cond.Wait()
+		}
+		f.mu.Unlock()
 	}
+}
+
+// wake wakes the members parked in work after a phase of the computation
+// ended. Taking mu orders it after a waiter's check of the phase and before
+// its next one, so no wake is lost.
+func (f *groupFit) wake() {
+	f.mu.Lock()
+	f.cond.Broadcast()
+	f.mu.Unlock()
 }
 
 // acquire returns the group's fit at time t of epoch, at interpolation
@@ -159,6 +186,7 @@ func (g *BodyGroup) acquire(epoch uint64, t float64, src *Body, a float64) *grou
 	}
 	if f == nil {
 		f = &groupFit{x: make([]geom.Vec3, len(g.bodies[0].own)), bvh: g.proto.Clone()}
+		f.cond.L = &f.mu
 		g.fits = append(g.fits, f)
 	}
 	f.epoch, f.t, f.refs, f.src, f.a = epoch, t, 1, src, a

@@ -2,7 +2,6 @@ package collide
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 )
 
@@ -33,8 +32,15 @@ func parallel(n, workers int, fn func(lo, hi int)) {
 	each(nc, workers, func(c int) { fn(c*chunk, min((c+1)*chunk, n)) })
 }
 
-// each calls fn(i) for every i in [0, n), on up to workers goroutines that
-// take the items in turn (on the calling goroutine for one worker).
+// each calls fn(i) for every i in [0, n), on the calling goroutine and up
+// to workers−1 more, which take the items in turn from a shared counter.
+//
+// The caller waits only for the goroutines that joined: a goroutine joins
+// (joinLoop) only while the loop is open, and the caller closes it when it
+// finds no item left. On a busy machine a goroutine that the OS has not run
+// by then finds the loop closed and exits, instead of holding the caller
+// until it is scheduled; the caller parks (on done) while the ones that
+// joined finish their items.
 func each(n, workers int, fn func(i int)) {
 	w := min(workerCount(workers), n)
 	if w <= 1 {
@@ -44,17 +50,51 @@ func each(n, workers int, fn func(i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range w {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
+	var state atomic.Uint32
+	done := make(chan struct{}, w-1) // one send per joined goroutine: never blocks
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
 			}
-		})
+			fn(i)
+		}
 	}
-	wg.Wait()
+	for range w - 1 {
+		go func() {
+			if joinLoop(&state) {
+				work()
+				done <- struct{}{}
+			}
+		}()
+	}
+	work()
+	for range closeLoop(&state) {
+		<-done
+	}
+}
+
+// loopClosed is the flag of a loop state word (each) whose other bits
+// count the goroutines that joined the loop.
+const loopClosed = 1 << 31
+
+// joinLoop counts one more goroutine into the loop of state s; it reports
+// false if the loop is closed.
+func joinLoop(s *atomic.Uint32) bool {
+	for {
+		v := s.Load()
+		if v&loopClosed != 0 {
+			return false
+		}
+		if s.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// closeLoop closes the loop of state s and returns how many goroutines
+// joined it.
+func closeLoop(s *atomic.Uint32) int {
+	return int(s.Or(loopClosed) &^ loopClosed)
 }
