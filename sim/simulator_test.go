@@ -69,7 +69,7 @@ func TestSettleTo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("converged %v after %.2f s (%d frames): %.2g J/kg, fastest %.3f m/s, stretch %.3f, %d deep", res.Converged, res.Time, res.Frames, res.KineticEnergy, res.MaxSpeed, res.Stats.MaxStretch, res.Stats.Deep)
+		t.Logf("converged %v after %.2f s (%d frames): %.2g J/kg, fastest %.3f m/s, drift %.4f m/s, stretch %.3f, %d deep", res.Converged, res.Time, res.Frames, res.KineticEnergy, res.MaxSpeed, res.Drift, res.Stats.MaxStretch, res.Stats.Deep)
 		if !res.Converged {
 			t.Errorf("did not settle in %.1f s", res.Time)
 		}
