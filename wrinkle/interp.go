@@ -130,15 +130,23 @@ func (c *slerpCoef) set(t float64) {
 func (c *slerpCoef) turn(u0, u1 geom.Vec3) (dir geom.Vec3, ok bool) {
 	// d = cos θ − 1 = −|û0 − û1|²/2, without cancellation near θ = 0.
 	w := u0.Sub(u1)
-	d := -0.5 * w.Dot(w)
-	if d < c.dMin {
+	g0, g1, ok := c.coefs(-0.5 * w.Dot(w))
+	if !ok {
 		return geom.Vec3{}, false
+	}
+	return geom.Vec3{X: u0.X*g0 + u1.X*g1, Y: u0.Y*g0 + u1.Y*g1, Z: u0.Z*g0 + u1.Z*g1}, true
+}
+
+// coefs returns sin((1−t)θ)/sin θ and sin(tθ)/sin θ for d = cos θ − 1;
+// ok is false where the series does not reach.
+func (c *slerpCoef) coefs(d float64) (g0, g1 float64, ok bool) {
+	if d < c.dMin {
+		return 0, 0, false
 	}
 	d2 := d * d
 	d4 := d2 * d2
 	d8 := d4 * d4
-	g0, g1 := estrin16(&c.b0, d, d2, d4, d8), estrin16(&c.b1, d, d2, d4, d8)
-	return geom.Vec3{X: u0.X*g0 + u1.X*g1, Y: u0.Y*g0 + u1.Y*g1, Z: u0.Z*g0 + u1.Z*g1}, true
+	return estrin16(&c.b0, d, d2, d4, d8), estrin16(&c.b1, d, d2, d4, d8), true
 }
 
 // estrin16 returns Σ b[i] dⁱ by Estrin's scheme (pairs, then pairs of
@@ -167,22 +175,104 @@ func rotFast(center, p0, p1 geom.Vec3, c *slerpCoef) geom.Vec3 {
 	return center.Add(dir.Scale((1-c.t)*l0 + c.t*l1))
 }
 
-// screwFast is screwInterp (Eqs. 2–3) at c.t ∈ (0, 1) with the turn of
-// slerpCoef: the radial unit vectors are both perpendicular to n, so the
-// turn about n by the signed angle between them (|θ| < π) is their slerp.
-func screwFast(center, n, p0, p1 geom.Vec3, c *slerpCoef) geom.Vec3 {
-	q0 := center.Add(n.Scale(p0.Sub(center).Dot(n)))
-	q1 := center.Add(n.Scale(p1.Sub(center).Dot(n)))
-	e0, e1 := p0.Sub(q0), p1.Sub(q1)
-	l0, l1 := e0.Len(), e1.Len()
+// axisFrame is a ball joint's twist axis at one swing grid point: the
+// line through the joint centre C along the unit bone direction N, with
+// unit A, B completing a right-handed frame.
+type axisFrame struct{ C, N, A, B geom.Vec3 }
+
+func newAxisFrame(c, n geom.Vec3) axisFrame {
+	a := n.AnyPerp()
+	return axisFrame{C: c, N: n, A: a, B: n.Cross(a)}
+}
+
+// Stored samples (float32, four per vertex): about a ball joint's twist
+// axis, the cylindrical coordinates (h, l, ua, ub) of p = C + h N +
+// l (ua A + ub B), l ≥ 0 and (ua, ub) a unit vector; about a hinge's
+// centre C, the polar form (l, ux, uy, uz) of p = C + l û. Eqs. 1–3 need
+// exactly these lengths and directions, so a frame reads them instead of
+// recomputing them for every sample (projections, square roots,
+// divisions). Float32 rounds them to ~6e-8 relative, as it rounded the
+// positions.
+
+// cylinder returns p's stored coordinates about frame f.
+func (f *axisFrame) cylinder(p geom.Vec3) [4]float32 {
+	e := p.Sub(f.C)
+	h := e.Dot(f.N)
+	e = e.Sub(f.N.Scale(h))
+	l := e.Len()
+	ua, ub := 1.0, 0.0
+	if l > 0 {
+		ua, ub = e.Dot(f.A)/l, e.Dot(f.B)/l
+	}
+	return [4]float32{float32(h), float32(l), float32(ua), float32(ub)}
+}
+
+// point returns the position of stored cylindrical coordinates s.
+func (f *axisFrame) point(s []float32) geom.Vec3 {
+	h, l, ua, ub := float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3])
+	return geom.Vec3{
+		X: f.C.X + f.N.X*h + (f.A.X*ua+f.B.X*ub)*l,
+		Y: f.C.Y + f.N.Y*h + (f.A.Y*ua+f.B.Y*ub)*l,
+		Z: f.C.Z + f.N.Z*h + (f.A.Z*ua+f.B.Z*ub)*l,
+	}
+}
+
+// screw is screwInterp (Eqs. 2–3) at c.t ∈ (0, 1) between stored
+// cylindrical coordinates s0, s1 about f: the axial coordinate and the
+// radius go linearly, the radial direction turns by slerpCoef. It falls
+// back to screwInterp where the series does not reach.
+func (f *axisFrame) screw(s0, s1 []float32, c *slerpCoef) geom.Vec3 {
+	h0, l0, a0, b0 := float64(s0[0]), float64(s0[1]), float64(s0[2]), float64(s0[3])
+	h1, l1, a1, b1 := float64(s1[0]), float64(s1[1]), float64(s1[2]), float64(s1[3])
 	if l0 < 1e-9 || l1 < 1e-9 {
-		return p0.Lerp(p1, c.t)
+		return f.point(s0).Lerp(f.point(s1), c.t)
 	}
-	dir, ok := c.turn(e0.Scale(1/l0), e1.Scale(1/l1))
+	da, db := a0-a1, b0-b1
+	g0, g1, ok := c.coefs(-0.5 * (da*da + db*db))
 	if !ok {
-		return screwInterp(center, n, p0, p1, c.t)
+		return screwInterp(f.C, f.N, f.point(s0), f.point(s1), c.t)
 	}
-	return q0.Lerp(q1, c.t).Add(dir.Scale((1-c.t)*l0 + c.t*l1))
+	h := h0 + (h1-h0)*c.t
+	l := (1-c.t)*l0 + c.t*l1
+	ua, ub := (g0*a0+g1*a1)*l, (g0*b0+g1*b1)*l
+	return geom.Vec3{
+		X: f.C.X + f.N.X*h + f.A.X*ua + f.B.X*ub,
+		Y: f.C.Y + f.N.Y*h + f.A.Y*ua + f.B.Y*ub,
+		Z: f.C.Z + f.N.Z*h + f.A.Z*ua + f.B.Z*ub,
+	}
+}
+
+// polar returns p's stored polar coordinates about centre c.
+func polar(c, p geom.Vec3) [4]float32 {
+	e := p.Sub(c)
+	l := e.Len()
+	u := geom.Vec3{X: 1}
+	if l > 0 {
+		u = e.Scale(1 / l)
+	}
+	return [4]float32{float32(l), float32(u.X), float32(u.Y), float32(u.Z)}
+}
+
+// polarPoint returns the position of stored polar coordinates s.
+func polarPoint(c geom.Vec3, s []float32) geom.Vec3 {
+	l := float64(s[0])
+	return geom.Vec3{X: c.X + float64(s[1])*l, Y: c.Y + float64(s[2])*l, Z: c.Z + float64(s[3])*l}
+}
+
+// rotPolar is rotInterp (Eq. 1) at c.t ∈ (0, 1) between stored polar
+// coordinates s0, s1 about centre center.
+func rotPolar(center geom.Vec3, s0, s1 []float32, c *slerpCoef) geom.Vec3 {
+	l0, l1 := float64(s0[0]), float64(s1[0])
+	if l0 < 1e-9 || l1 < 1e-9 {
+		return polarPoint(center, s0).Lerp(polarPoint(center, s1), c.t)
+	}
+	u0 := geom.Vec3{X: float64(s0[1]), Y: float64(s0[2]), Z: float64(s0[3])}
+	u1 := geom.Vec3{X: float64(s1[1]), Y: float64(s1[2]), Z: float64(s1[3])}
+	dir, ok := c.turn(u0, u1)
+	if !ok {
+		return rotInterp(center, polarPoint(center, s0), polarPoint(center, s1), c.t)
+	}
+	return center.Add(dir.Scale((1-c.t)*l0 + c.t*l1))
 }
 
 // locate finds angle x (radians) on range r: the cell's lower sample i

@@ -48,12 +48,15 @@ type roleData struct {
 	alpha []float64
 	nc    int
 	// pos holds the samples' positions of the listed vertices, sample-major
-	// in the spec's grid order: pos[(s·nv+i)·3 + c].
+	// in the spec's grid order, four float32 per vertex: pos[(s·nv+i)·4 + c],
+	// cylindrical about the sample's twist axis for a ball joint, polar
+	// about the centre for a hinge (see axisFrame).
 	pos []float32
-	// twist[g0·grid[1]+g1] is the twist axis (Eq. 3 turns about the
-	// posed bone) at swing grid point (g0, g1) of a ball joint.
-	twist []geom.Vec3
-	plan  rolePlan
+	// frames[g0·grid[1]+g1] is a ball joint's twist axis (Eq. 3 turns
+	// about the bone as swung) at swing grid point (g0, g1).
+	frames []axisFrame
+	center geom.Vec3
+	plan   rolePlan
 	// per-frame scratch
 	chainD []geom.Quat
 	chainT []geom.Rigid
@@ -64,12 +67,11 @@ type roleData struct {
 // clamped) is not interpolated: its lower or upper sample is used as is,
 // which is what Eqs. 1–3 give there.
 type rolePlan struct {
-	center geom.Vec3
 	// n[d] is 2 where DoF d is interpolated, else 1; corner[(i0·2+i1)·2+i2]
 	// is the offset in pos of the corner sample (i0, i1, i2 < n[d]).
 	n      [3]int
 	corner [8]int
-	axis   [2][2]geom.Vec3 // twist axis at each swing corner
+	frame  [2][2]*axisFrame // twist axis at each swing corner
 	coef   [3]slerpCoef
 }
 
@@ -163,8 +165,9 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd := &s.roles[k]
 		rd.nv = len(lists[k])
 		rd.alpha = s.chainWeights(rd, lists[k])
-		rd.pos = make([]float32, rd.js.NumSamples()*rd.nv*3)
-		rd.twist = twistAxes(rig, rd)
+		rd.pos = make([]float32, rd.js.NumSamples()*rd.nv*4)
+		rd.frames = twistFrames(rig, rd)
+		rd.center = rig.Roles[rd.role].Center
 	}
 	var buf []geom.Vec3
 	for si, ss := range db.Samples {
@@ -174,11 +177,8 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		}
 		k := byRole[ss.Role]
 		rd := &s.roles[k]
-		off := (ss.Index - db.Spec.FirstSample(ss.Joint)) * rd.nv * 3
-		for i, v := range lists[k] {
-			p := buf[v]
-			rd.pos[off+3*i], rd.pos[off+3*i+1], rd.pos[off+3*i+2] = float32(p.X), float32(p.Y), float32(p.Z)
-		}
+		ls := ss.Index - db.Spec.FirstSample(ss.Joint)
+		rd.store(ls, lists[k], buf)
 	}
 	s.pool = newPool(opt.Workers)
 	s.chunkFn = s.chunk
@@ -186,23 +186,43 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	return s, nil
 }
 
-// twistAxes returns a ball joint's twist axis at each swing grid point:
-// the rest bone turned by the swing of that point's angles (nil for a
-// hinge).
-func twistAxes(rig *Rig, rd *roleData) []geom.Vec3 {
+// twistFrames returns a ball joint's twist axis at each swing grid point:
+// the rest bone turned by the swing of that point's angles, through the
+// joint centre (nil for a hinge).
+func twistFrames(rig *Rig, rd *roleData) []axisFrame {
 	if rd.role.Hinge() {
 		return nil
 	}
 	rj := &rig.Roles[rd.role]
-	ax := make([]geom.Vec3, rd.grid[0]*rd.grid[1])
+	fr := make([]axisFrame, rd.grid[0]*rd.grid[1])
 	for g0 := 0; g0 < rd.grid[0]; g0++ {
 		for g1 := 0; g1 < rd.grid[1]; g1++ {
 			s0, s1 := rd.js.DoF[0].Angle(g0), rd.js.DoF[1].Angle(g1)
 			rv := rj.Axis[0].Scale(s0).Add(rj.Axis[1].Scale(s1))
-			ax[g0*rd.grid[1]+g1] = geom.QuatAxisAngle(rv, rv.Len()).Rotate(rj.Bone)
+			fr[g0*rd.grid[1]+g1] = newAxisFrame(rj.Center, geom.QuatAxisAngle(rv, rv.Len()).Rotate(rj.Bone))
 		}
 	}
-	return ax
+	return fr
+}
+
+// store sets local sample ls of the listed vertices verts from the
+// garment's positions buf.
+func (rd *roleData) store(ls int, verts []int32, buf []geom.Vec3) {
+	f := (*axisFrame)(nil)
+	if !rd.role.Hinge() {
+		g := ls / rd.grid[2] // the swing grid point g0·grid[1]+g1
+		f = &rd.frames[g]
+	}
+	dst := rd.pos[ls*rd.nv*4 : (ls+1)*rd.nv*4]
+	for i, v := range verts {
+		var c [4]float32
+		if f != nil {
+			c = f.cylinder(buf[v])
+		} else {
+			c = polar(rd.center, buf[v])
+		}
+		copy(dst[4*i:4*i+4], c[:])
+	}
 }
 
 // chainWeights returns, per listed vertex and chain element k, the sum of
@@ -243,7 +263,7 @@ func (s *Synthesizer) NumVerts() int { return len(s.rest) }
 func (s *Synthesizer) MemoryBytes() int {
 	n := len(s.restOff)*24 + len(s.inflOff)*4 + len(s.infl)*12
 	for _, rd := range s.roles {
-		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.twist)*24
+		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.frames)*96
 	}
 	return n
 }
@@ -340,7 +360,6 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 	// Interpolated DoFs and their corner samples: a fraction of 0 or 1
 	// selects the lower or upper sample alone.
 	pl := &rd.plan
-	pl.center = rj.Center
 	var base [3]int
 	for d := 0; d < 3; d++ {
 		pl.n[d] = 1
@@ -359,11 +378,11 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 		for i1 := 0; i1 < pl.n[1]; i1++ {
 			g0, g1 := base[0]+i0, base[1]+i1
 			if !rd.role.Hinge() {
-				pl.axis[i0][i1] = rd.twist[g0*rd.grid[1]+g1]
+				pl.frame[i0][i1] = &rd.frames[g0*rd.grid[1]+g1]
 			}
 			for i2 := 0; i2 < pl.n[2]; i2++ {
 				ls := (g0*rd.grid[1]+g1)*rd.grid[2] + base[2] + i2
-				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv * 3
+				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv * 4
 			}
 		}
 	}
@@ -409,10 +428,11 @@ func (rd *roleData) offset(i int, r geom.Vec3) geom.Vec3 {
 	return rot.Normalize().Conj().Rotate(y.Sub(sk))
 }
 
-// at returns listed vertex i's position in the sample at offset o of pos.
-func (rd *roleData) at(o, i int) geom.Vec3 {
-	p := rd.pos[o+3*i : o+3*i+3 : o+3*i+3]
-	return geom.Vec3{X: float64(p[0]), Y: float64(p[1]), Z: float64(p[2])}
+// sample returns listed vertex i's stored coordinates in the sample at
+// offset o of pos.
+func (rd *roleData) sample(o, i int) []float32 {
+	o += 4 * i
+	return rd.pos[o : o+4 : o+4]
 }
 
 // interpolate returns y_J for listed vertex i: the plan's corner samples
@@ -422,23 +442,32 @@ func (rd *roleData) at(o, i int) geom.Vec3 {
 // scheme about the joint centre (Eq. 1).
 func (rd *roleData) interpolate(i int) geom.Vec3 {
 	pl := &rd.plan
+	if rd.frames == nil {
+		s0 := rd.sample(pl.corner[0], i)
+		if pl.n[0] == 1 {
+			return polarPoint(rd.center, s0)
+		}
+		return rotPolar(rd.center, s0, rd.sample(pl.corner[4], i), &pl.coef[0])
+	}
 	var q [2]geom.Vec3
 	for i0 := 0; i0 < pl.n[0]; i0++ {
 		var p [2]geom.Vec3
 		for i1 := 0; i1 < pl.n[1]; i1++ {
 			k := (i0*2 + i1) * 2
-			p[i1] = rd.at(pl.corner[k], i)
+			f := pl.frame[i0][i1]
 			if pl.n[2] == 2 {
-				p[i1] = screwFast(pl.center, pl.axis[i0][i1], p[i1], rd.at(pl.corner[k+1], i), &pl.coef[2])
+				p[i1] = f.screw(rd.sample(pl.corner[k], i), rd.sample(pl.corner[k+1], i), &pl.coef[2])
+			} else {
+				p[i1] = f.point(rd.sample(pl.corner[k], i))
 			}
 		}
 		q[i0] = p[0]
 		if pl.n[1] == 2 {
-			q[i0] = rotFast(pl.center, p[0], p[1], &pl.coef[1])
+			q[i0] = rotFast(rd.center, p[0], p[1], &pl.coef[1])
 		}
 	}
 	if pl.n[0] == 2 {
-		return rotFast(pl.center, q[0], q[1], &pl.coef[0])
+		return rotFast(rd.center, q[0], q[1], &pl.coef[0])
 	}
 	return q[0]
 }
