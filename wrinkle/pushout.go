@@ -32,13 +32,17 @@ func (s *PushStats) Add(o PushStats) {
 }
 
 // BodyPush keeps garment points a safety distance outside a moving body
-// (wang2010 §3.4: "a safety buffering distance"). As in the coarse
-// simulation of §3.2, inside and outside come from the closest body
-// triangle: a point p whose closest point c lies on triangle t (unit
-// normal n, pointing out of a counter-clockwise body) is at height
-// h = (p − c)·n, inside when h < 0, and is moved to h = Thickness along n.
-// Points farther than Reach from the body are not looked at (a point more
-// than Reach inside is missed).
+// (wang2010 §3.4: "a safety buffering distance"). Inside and outside come
+// from the closest point c on the body and the angle-weighted
+// pseudo-normal n of its feature (the face normal, the sum of the two
+// face normals at an edge, the angle-weighted vertex normal; Bærentzen and
+// Aanæs 2005), which is exact for a closed, counter-clockwise body, where
+// §3.2's test by the nearest face's normal misjudges points near concave
+// edges (armpits, crotch). A point p at signed distance d = ±|p − c| (the
+// sign of (p − c)·n) below Thickness is moved to c + Thickness·m, with m
+// the unit direction from c to p when outside and from p to c when inside
+// (n when p is on the surface). Points farther than Reach from the body
+// are not looked at (a point more than Reach inside is missed).
 //
 // Set the body's positions each frame with SetBody; a BodyPush keeps a
 // closest-triangle hint per garment point, allocates nothing per frame and
@@ -48,8 +52,9 @@ type BodyPush struct {
 	// simulator's default); Reach the search distance, m (0 means 5 cm).
 	Thickness, Reach float64
 	bvh              *mesh.BVH
-	tris             [][3]int32
-	x                []geom.Vec3
+	m                mesh.Mesh // the body's triangles and current positions
+	top              *mesh.Topology
+	fn, vn           []geom.Vec3 // face and vertex normals
 	hint             []int32
 }
 
@@ -75,22 +80,65 @@ func NewBodyPush(rest []geom.Vec3, tris [][3]int32, n int, thickness, reach floa
 	if !(thickness > 0 && thickness < 0.1 && reach >= thickness && reach < 1) {
 		return nil, fmt.Errorf("wrinkle: push-out thickness %g m and reach %g m: want 0 < thickness ≤ reach < 1 m", thickness, reach)
 	}
-	b := &BodyPush{Thickness: thickness, Reach: reach, bvh: mesh.NewBVH(rest, tris), tris: tris,
-		x: append([]geom.Vec3(nil), rest...), hint: make([]int32, n)}
+	b := &BodyPush{Thickness: thickness, Reach: reach, bvh: mesh.NewBVH(rest, tris),
+		m: mesh.Mesh{Verts: append([]geom.Vec3(nil), rest...), Tris: tris}, hint: make([]int32, n)}
+	top, err := mesh.NewTopology(&b.m)
+	if err != nil {
+		return nil, fmt.Errorf("wrinkle: body: %w", err)
+	}
+	b.top = top
 	for i := range b.hint {
 		b.hint[i] = -1
 	}
+	b.normals()
 	return b, nil
 }
 
 // SetBody moves the body to positions x (same count as its rest shape).
 func (b *BodyPush) SetBody(x []geom.Vec3) error {
-	if len(x) != len(b.x) {
-		return fmt.Errorf("wrinkle: body has %d vertices, got %d positions", len(b.x), len(x))
+	if len(x) != len(b.m.Verts) {
+		return fmt.Errorf("wrinkle: body has %d vertices, got %d positions", len(b.m.Verts), len(x))
 	}
-	copy(b.x, x)
-	b.bvh.Refit(b.x)
+	copy(b.m.Verts, x)
+	b.bvh.Refit(b.m.Verts)
+	b.normals()
 	return nil
+}
+
+func (b *BodyPush) normals() {
+	b.fn = mesh.FaceNormals(&b.m, b.fn)
+	b.vn = mesh.VertexNormals(&b.m, b.vn)
+}
+
+// pseudoNormal returns the pseudo-normal of the feature of triangle tri at
+// barycentric coordinates w: a corner, an edge or the face.
+func (b *BodyPush) pseudoNormal(tri int32, w [3]float64) geom.Vec3 {
+	const eps = 1e-9
+	zero := 0
+	k := -1
+	for i, c := range w {
+		if c <= eps {
+			zero++
+			k = i
+		}
+	}
+	t := b.m.Tris[tri]
+	switch zero {
+	case 2: // a corner: the one with weight ~1
+		for i, c := range w {
+			if c > eps {
+				return b.vn[t[i]]
+			}
+		}
+	case 1: // the edge opposite corner k
+		e := b.top.TriEdges[tri][(k+1)%3]
+		var n geom.Vec3
+		for _, ot := range b.top.EdgeTriangles(e) {
+			n = n.Add(b.fn[ot])
+		}
+		return n
+	}
+	return b.fn[tri]
 }
 
 // Push moves the points p (the garment's, in its vertex order: the hints
@@ -106,23 +154,28 @@ func (b *BodyPush) Push(p []geom.Vec3) (PushStats, error) {
 			continue
 		}
 		b.hint[i] = h.Tri
-		t := b.tris[h.Tri]
-		n := b.x[t[1]].Sub(b.x[t[0]]).Cross(b.x[t[2]].Sub(b.x[t[0]]))
-		l := n.Len()
-		if !(l > 0) {
-			continue
-		}
-		n = n.Scale(1 / l)
-		ht := x.Sub(h.Point).Dot(n)
-		if ht < 0 {
+		d := x.Sub(h.Point)
+		dist := d.Len()
+		pn := b.pseudoNormal(h.Tri, h.Bary)
+		inside := d.Dot(pn) < 0
+		var m geom.Vec3
+		switch {
+		case dist > 1e-12 && inside:
+			m = d.Scale(-1 / dist)
 			st.Inside++
-			if -ht > DeepPenetration {
+			if dist > DeepPenetration {
 				st.Deep++
 			}
-			st.MaxDepth = math.Max(st.MaxDepth, -ht)
+			st.MaxDepth = math.Max(st.MaxDepth, dist)
+		case dist > 1e-12:
+			m = d.Scale(1 / dist)
+		default:
+			if l := pn.Len(); l > 0 {
+				m = pn.Scale(1 / l)
+			}
 		}
-		if ht < b.Thickness {
-			p[i] = x.Add(n.Scale(b.Thickness - ht))
+		if (inside || dist < b.Thickness) && m.Len2() > 0 {
+			p[i] = h.Point.Add(m.Scale(b.Thickness))
 			st.Pushed++
 		}
 	}

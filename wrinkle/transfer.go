@@ -279,3 +279,18 @@ func (t *Transfer) frame(x []geom.Vec3, v int) (tg, n, bn geom.Vec3) {
 	}
 	return geom.Vec3{X: 1}, geom.Vec3{Y: 1}, geom.Vec3{Z: 1}
 }
+
+// Embed writes into dst[:NumFine()] each fine vertex's rest projection
+// carried by the coarse mesh coarse: Σ_v a_uv v, the coarse surface
+// sampled at the fine vertices (no detail), for comparing a coarse result
+// with fine ones vertex by vertex.
+func (t *Transfer) Embed(coarse, dst []geom.Vec3) error {
+	if len(coarse) != t.nc || len(dst) < t.nf {
+		return fmt.Errorf("wrinkle: embedding %d coarse vertices into %d, want %d into %d", len(coarse), len(dst), t.nc, t.nf)
+	}
+	for u := 0; u < t.nf; u++ {
+		c, w := t.corner[u], t.bary[u]
+		dst[u] = coarse[c[0]].Scale(w[0]).Add(coarse[c[1]].Scale(w[1])).Add(coarse[c[2]].Scale(w[2]))
+	}
+	return nil
+}

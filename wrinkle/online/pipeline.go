@@ -19,9 +19,9 @@ import (
 
 // Options configure a Pipeline. The zero value gives the defaults.
 type Options struct {
-	// CoarseVerts is the coarse garment's vertex budget (wrinkle.NewCoarse);
-	// 0 means wrinkle.DefaultCoarseVerts (700).
-	CoarseVerts int
+	// Coarse says how the coarse garment is made (wrinkle.NewCoarse;
+	// the zero value: about 700 vertices by quadric decimation).
+	Coarse wrinkle.CoarseOptions
 	// FPS is the rate at which poses arrive, frames/s; 0 means 30.
 	FPS float64
 	// Sim overrides the coarse simulation's settings. By default they are
@@ -124,7 +124,7 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	if p.synth, err = wrinkle.NewSynthesizer(db, rig, wrinkle.SynthOptions{OnClamp: opt.OnClamp}); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.CoarseVerts); err != nil {
+	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.Coarse); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
 	if err := p.startSim(); err != nil {
@@ -342,3 +342,6 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	p.frame++
 	return st, nil
 }
+
+// Transfer returns the pipeline's detail transfer (for Embed).
+func (p *Pipeline) Transfer() *wrinkle.Transfer { return p.transfer }

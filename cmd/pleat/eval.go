@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/metrics"
+	"github.com/pleat-dev/pleat/report"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/wrinkle"
+	"github.com/pleat-dev/pleat/wrinkle/online"
+)
+
+func newEvalCmd() *cobra.Command {
+	var sf sceneFlags
+	var f synthFlags
+	var reportOut string
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Compare synthesis with a high-resolution simulation, the coarse simulation and skinning",
+		Long: `eval runs wang2010's evaluation (§4, Fig. 9, Table 1) on one clip: the
+high-resolution reference simulation (the database's garment and simulator
+settings), the online synthesis (pleat synth), its two inputs (the
+synthesized fine mesh before transfer and the coarse simulation) and the
+skinning baseline. It prints and reports, per method, the mean-curvature
+sum per frame (Σ|H|A, Fig. 9) against the reference (mean ratio, Pearson
+r), the per-vertex error against the reference (mean and max over frames),
+penetration of the result into the body, and the time per stage.`,
+		Example: `  pleat eval --db out/small.pdb --resolution 3000 --motion walk --report out/eval.html`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runEval(ctx, cmd, &sf, &f, reportOut)
+		},
+	}
+	sf.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
+	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
+	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
+	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
+	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
+	fl.StringVar(&reportOut, "report", "out/eval.html", "HTML report with the plots and tables")
+	_ = cmd.MarkFlagRequired("db")
+	return cmd
+}
+
+// evalMethods are the compared results, in table order.
+var evalMethods = []string{"reference", "synthesized+transfer", "synthesized", "coarse", "skinning"}
+
+// evalRun holds per method and frame the curvature sum and the error
+// against the reference.
+type evalRun struct {
+	curv  [][]float64 // [method][frame]
+	err   [][]metrics.Error
+	deep  int // vertex-frames of the result more than 2 mm inside
+	in    int
+	maxIn float64
+	stats []online.Stats
+	ref   time.Duration
+	nf    int
+}
+
+func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, reportOut string) error {
+	w := cmd.OutOrStdout()
+	opt, err := f.options()
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(reportOut); err != nil {
+		return err
+	}
+	db, err := wrinkle.ReadFile(f.db)
+	if err != nil {
+		return fmt.Errorf("--db %s: %w", f.db, err)
+	}
+	if sf.spec.FPS == 0 {
+		sf.spec.FPS = 30
+	}
+	s, err := sf.load()
+	if err != nil {
+		return err
+	}
+	describeScene(w, s)
+	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
+		return err
+	}
+	if err := online.CheckGarments(db, s.Character, s.Garments); err != nil {
+		return fmt.Errorf("--db %s: %w (a procedural suit must be loaded with the --resolution it was built with)", f.db, err)
+	}
+	opt.FPS = s.Clip.FPS
+	p, err := online.New(db, s.Character, opt)
+	if err != nil {
+		return fmt.Errorf("--db %s: %w", f.db, err)
+	}
+	defer p.Close()
+	ev, err := evaluate(ctx, cmd, db, s, p)
+	if err != nil {
+		return err
+	}
+	printEval(w, ev)
+	if err := writeEvalReport(reportOut, ev); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "wrote", reportOut)
+	return nil
+}
+
+// evaluate runs the reference simulation and the pipeline and measures
+// every method per frame.
+func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline) (*evalRun, error) {
+	var so sim.Options
+	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
+		var rec struct {
+			Sim sim.Options `json:"sim"`
+		}
+		if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
+			return nil, fmt.Errorf("database HEAD.settings.sim: %w", err)
+		}
+		so = rec.Sim
+	}
+	so.Settle, so.Workers, so.NoPenetration = 0, 0, true
+	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "reference simulation")
+	t0 := time.Now()
+	ref, err := sim.Run(ctx, s, so, func(done, total int) { _ = bar.Set(done) })
+	_ = bar.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("reference simulation: %w", err)
+	}
+	ev := &evalRun{ref: time.Since(t0), nf: p.NumVerts()}
+	_, refFrames := ref.Merged()
+	if len(refFrames) == 0 || len(refFrames[0]) != p.NumVerts() {
+		return nil, fmt.Errorf("reference simulation has %d vertices, the database %d", len(refFrames[0]), p.NumVerts())
+	}
+	fine, coarse := p.Mesh(), p.Coarse().Mesh
+	cf, err := metrics.NewCurvature(fine)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := metrics.NewCurvature(coarse)
+	if err != nil {
+		return nil, err
+	}
+	body, err := collide.NewBody(s.Character.Body)
+	if err != nil {
+		return nil, err
+	}
+	n := len(refFrames)
+	ev.curv = make([][]float64, len(evalMethods))
+	ev.err = make([][]metrics.Error, len(evalMethods))
+	x := make([]geom.Vec3, p.NumVerts())
+	emb := make([]geom.Vec3, p.NumVerts())
+	skinX := make([]geom.Vec3, p.NumVerts())
+	var skin []geom.Rigid
+	var bodyX []geom.Vec3
+	hint := make([]int32, p.NumVerts())
+	for i := range hint {
+		hint[i] = -1
+	}
+	bar = newBar(cmd.ErrOrStderr(), n, "synthesis")
+	defer bar.Finish()
+	for fr := 0; fr < n; fr++ {
+		pose := s.Clip.Poses[fr]
+		st, err := p.Step(ctx, pose, x)
+		if err != nil {
+			return nil, err
+		}
+		ev.stats = append(ev.stats, st)
+		if err := p.Transfer().Embed(p.CoarsePositions(), emb); err != nil {
+			return nil, err
+		}
+		skin = skel.SkinMatrices(s.Character.Skeleton, pose, skin)
+		skinX = skel.LBS(db.Rest, db.Weights, skin, skinX)
+		fines := [][]geom.Vec3{refFrames[fr], x, p.SynthPositions(), emb, skinX}
+		for m, xs := range fines {
+			var c float64
+			if evalMethods[m] == "coarse" {
+				c, err = cc.Sum(p.CoarsePositions())
+			} else {
+				c, err = cf.Sum(xs)
+			}
+			if err != nil {
+				return nil, err
+			}
+			e, err := metrics.FrameError(xs, refFrames[fr])
+			if err != nil {
+				return nil, err
+			}
+			ev.curv[m] = append(ev.curv[m], c)
+			ev.err[m] = append(ev.err[m], e)
+		}
+		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
+		body.SetFrame(bodyX)
+		ps := collide.Penetrations(x, body, 0, hint)
+		ev.in += ps.Inside
+		ev.deep += ps.Deep
+		ev.maxIn = math.Max(ev.maxIn, ps.MaxDepth)
+		_ = bar.Set(fr + 1)
+	}
+	return ev, nil
+}
+
+func meanOf(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / math.Max(1, float64(len(v)))
+}
+
+// pearson returns the correlation coefficient of a and b (0 when either
+// is constant).
+func pearson(a, b []float64) float64 {
+	ma, mb := meanOf(a), meanOf(b)
+	var sab, saa, sbb float64
+	for i := range a {
+		da, db := a[i]-ma, b[i]-mb
+		sab += da * db
+		saa += da * da
+		sbb += db * db
+	}
+	if saa == 0 || sbb == 0 {
+		return 0
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+// evalRows returns the comparison table.
+func evalRows(ev *evalRun) [][]string {
+	var rows [][]string
+	refC := ev.curv[0]
+	for m, name := range evalMethods {
+		var em, emax float64
+		for _, e := range ev.err[m] {
+			em += e.Mean
+			emax = math.Max(emax, e.Max)
+		}
+		em /= math.Max(1, float64(len(ev.err[m])))
+		rows = append(rows, []string{name,
+			fmt.Sprintf("%.3f", meanOf(ev.curv[m])),
+			fmt.Sprintf("%.0f%%", 100*meanOf(ev.curv[m])/math.Max(meanOf(refC), 1e-12)),
+			fmt.Sprintf("%.2f", pearson(ev.curv[m], refC)),
+			fmt.Sprintf("%.1f", em*1000), fmt.Sprintf("%.1f", emax*1000)})
+	}
+	return rows
+}
+
+var evalHeader = []string{"method", "curvature sum Σ|H|A (m)", "of reference", "Pearson r", "mean error (mm)", "max error (mm)"}
+
+// evalTimes returns the Table 1 rows (ms per frame, mean after the first).
+func evalTimes(ev *evalRun) [][]string {
+	st := ev.stats
+	if len(st) > 1 {
+		st = st[1:]
+	}
+	var syn, crs, trf, tot float64
+	for _, s := range st {
+		syn += s.Synthesis.Seconds()
+		crs += s.Coarse.Seconds()
+		trf += s.Transfer.Seconds()
+		tot += s.Total.Seconds()
+	}
+	k := 1000 / math.Max(1, float64(len(st)))
+	refMs := ev.ref.Seconds() * 1000 / math.Max(1, float64(len(ev.stats)))
+	return [][]string{
+		{"wrinkle synthesis", fmt.Sprintf("%.2f", syn*k)},
+		{"coarse simulation", fmt.Sprintf("%.2f", crs*k)},
+		{"wrinkle transfer (+ push-out)", fmt.Sprintf("%.2f", trf*k)},
+		{"total", fmt.Sprintf("%.2f", tot*k)},
+		{"frame rate (frames/s)", fmt.Sprintf("%.1f", 1000/math.Max(tot*k, 1e-9))},
+		{"reference simulation (ms per frame)", fmt.Sprintf("%.1f", refMs)},
+	}
+}
+
+func printEval(w io.Writer, ev *evalRun) {
+	n := len(ev.stats)
+	fmt.Fprintf(w, "%d frames of %d vertices\n", n, ev.nf)
+	fmt.Fprintf(w, "%-22s %12s %8s %8s %10s %10s\n", "method", "Σ|H|A (m)", "of ref", "r", "mean mm", "max mm")
+	for _, r := range evalRows(ev) {
+		fmt.Fprintf(w, "%-22s %12s %8s %8s %10s %10s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+	}
+	vf := float64(n * ev.nf)
+	fmt.Fprintf(w, "penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
+		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000)
+	fmt.Fprintln(w, "time per frame (ms, Table 1):")
+	for _, r := range evalTimes(ev) {
+		fmt.Fprintf(w, "  %-36s %s\n", r[0], r[1])
+	}
+}
+
+func writeEvalReport(path string, ev *evalRun) error {
+	rep := report.New("pleat eval")
+	var xs []float64
+	for f := range ev.curv[0] {
+		xs = append(xs, float64(f))
+	}
+	var cs, es []report.Series
+	for m, name := range evalMethods {
+		cs = append(cs, report.Series{Name: name, X: xs, Y: ev.curv[m]})
+		if m > 0 {
+			var y []float64
+			for _, e := range ev.err[m] {
+				y = append(y, e.Mean*1000)
+			}
+			es = append(es, report.Series{Name: name, X: xs, Y: y})
+		}
+	}
+	if err := rep.Plot(report.Plot{Title: "Mean-curvature sum per frame (wang2010 Fig. 9)", XLabel: "frame", YLabel: "Σ|H|A (m)", Series: cs}); err != nil {
+		return err
+	}
+	if err := rep.Plot(report.Plot{Title: "Mean per-vertex error against the reference", XLabel: "frame", YLabel: "mm", Series: es}); err != nil {
+		return err
+	}
+	if err := rep.Table(report.Table{Caption: "Against the high-resolution reference", Header: evalHeader, Rows: evalRows(ev)}); err != nil {
+		return err
+	}
+	if err := rep.Table(report.Table{Caption: "Time per frame, ms (wang2010 Table 1)", Header: []string{"stage", "ms"}, Rows: evalTimes(ev)}); err != nil {
+		return err
+	}
+	vf := float64(len(ev.stats) * ev.nf)
+	rep.Paragraph(fmt.Sprintf("Penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm.",
+		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000))
+	return rep.WriteFile(path)
+}
