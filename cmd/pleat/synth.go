@@ -208,12 +208,20 @@ func synthClip(ctx context.Context, cmd *cobra.Command, p *online.Pipeline, s *s
 	return res, stats, nil
 }
 
-// checkClipJoints refuses a .bvh clip that lacks a joint the database
-// samples: the scene would hold that joint at rest and the synthesized
+// checkClipJoints refuses a character whose rig is not the database's,
+// and a .bvh clip that lacks a joint the database samples: the scene would hold that joint at rest and the synthesized
 // wrinkles would not follow the mocap. Clips renamed by --name-map are
 // checked after the scene's retargeting instead (a sampled joint that
 // never moves is reported as a warning by the caller's statistics).
 func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath, nameMap string) error {
+	names := db.Header.Rig.Names
+	rig, err := wrinkle.Bind(s.Character.Skeleton, &names)
+	if err != nil {
+		return fmt.Errorf("--db: the database's rig does not bind to the character's skeleton: %w", err)
+	}
+	if err := db.CheckRig(rig); err != nil {
+		return fmt.Errorf("--db: %w (the database was built on another character)", err)
+	}
 	if !strings.EqualFold(filepath.Ext(motionPath), ".bvh") || nameMap != "" {
 		return nil
 	}
@@ -224,11 +232,6 @@ func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath, nameMap string)
 	have := map[string]bool{}
 	for _, j := range b.Joints {
 		have[strings.ToLower(motion.BaseName(j.Name))] = true
-	}
-	names := db.Header.Rig.Names
-	rig, err := wrinkle.Bind(s.Character.Skeleton, &names)
-	if err != nil {
-		return fmt.Errorf("--db: the character's skeleton: %w", err)
 	}
 	var missing []string
 	for r := wrinkle.Role(0); r < wrinkle.NumRoles; r++ {
