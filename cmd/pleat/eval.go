@@ -52,6 +52,7 @@ penetration of the result into the body, and the time per stage.`,
 	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
 	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
 	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
+	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
 	fl.StringVar(&reportOut, "report", "out/eval.html", "HTML report with the plots and tables")

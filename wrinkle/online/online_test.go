@@ -19,8 +19,9 @@ import (
 	"github.com/pleat-dev/pleat/wrinkle/online"
 )
 
-// fixture is a two-sample database (left elbow straight and bent 90°) of
-// the procedural suit at 700 vertices, and a short elbow-bend clip.
+// fixture is a four-sample database (left shoulder flexed 0° and 30°,
+// left elbow straight and bent 90°) of the procedural suit at 700
+// vertices, and a short elbow-bend clip.
 type fixture struct {
 	sc *scene.Scene
 	db *wrinkle.DB
@@ -47,7 +48,8 @@ func makeFixture() (*fixture, error) {
 		return nil, err
 	}
 	spec, err := wrinkle.ParseSpec([]byte(`{"format": "pleat-wrinkle-spec", "version": 1,
-	 "joints": [{"role": "left_elbow", "flex": {"min": 0, "max": 90, "step": 90}}]}`))
+	 "joints": [{"role": "left_shoulder", "flex": {"min": 0, "max": 30, "step": 30}},
+	            {"role": "left_elbow", "flex": {"min": 0, "max": 90, "step": 90}}]}`))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func TestPipeline(t *testing.T) {
 	if ps, err := bp.Push(again); err != nil || ps.Deep > 0 {
 		t.Errorf("after push-out: %+v, %v", ps, err)
 	}
-	// Before it, the tiny two-sample database and 300-vertex coarse mesh
+	// Before it, the tiny four-sample database and 300-vertex coarse mesh
 	// leave a few per cent of vertex-frames more than 2 mm inside (3.3 %
 	// when written); 5 % is the smoke bound.
 	deep := 0
@@ -227,4 +229,36 @@ func Example() {
 	}
 	fmt.Println("frames:", len(poses), "triangles:", len(p.Mesh().Tris) > 0)
 	// Output: frames: 10 triangles: true
+}
+
+// TestPrealign compares the transfer with and without §3.4's per-joint
+// pre-alignment: vertices outside the blend regions get the same plain
+// transfer bit for bit; blend vertices (between the left shoulder and
+// elbow) move, but by less than 1 cm.
+func TestPrealign(t *testing.T) {
+	f := getFixture(t)
+	a, _ := run(t, f, online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}})
+	b, _ := run(t, f, online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}, NoPrealign: true})
+	blend, moved := 0, 0
+	for v := range a[0] {
+		rs, _ := f.db.Regions.Influences(v)
+		if len(rs) >= 2 {
+			blend++
+		}
+		for fr := range a {
+			d := a[fr][v].Dist(b[fr][v])
+			if len(rs) < 2 && d != 0 {
+				t.Fatalf("frame %d vertex %d outside the blend regions moved by %.3g m", fr, v, d)
+			}
+			if d > 0.01 {
+				t.Fatalf("frame %d blend vertex %d moved by %.3g m", fr, v, d)
+			}
+			if d > 0 {
+				moved++
+			}
+		}
+	}
+	if blend == 0 || moved == 0 {
+		t.Errorf("%d blend vertices, %d vertex-frames changed by pre-alignment", blend, moved)
+	}
 }

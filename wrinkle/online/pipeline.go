@@ -32,6 +32,10 @@ type Options struct {
 	Sim *sim.Options
 	// Transfer configures the detail transfer (wrinkle.TransferOptions).
 	Transfer wrinkle.TransferOptions
+	// NoPrealign blends the roles' wrinkle meshes before the transfer
+	// instead of moving each onto the coarse simulation first
+	// (wrinkle.Prealign, §3.4's last paragraph).
+	NoPrealign bool
 	// Thickness is the safety distance of the fine garment from the body,
 	// m; 0 means the coarse simulation's (3 mm by default); negative turns
 	// the push-out off.
@@ -76,6 +80,7 @@ type Pipeline struct {
 	coarse   *wrinkle.Coarse
 	sim      *sim.Simulator
 	transfer *wrinkle.Transfer
+	align    *wrinkle.Prealign
 	push     *wrinkle.BodyPush
 	fine     *mesh.Mesh
 	names    []string
@@ -133,6 +138,12 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	if p.transfer, err = wrinkle.NewTransfer(p.fine, p.coarse.Mesh, p.coarse.FinePiece, p.coarse.VertPiece, opt.Transfer); err != nil {
 		p.sim.Close()
 		return nil, fmt.Errorf("online: %w", err)
+	}
+	if !opt.NoPrealign {
+		if p.align, err = wrinkle.NewPrealign(db, rig, p.transfer); err != nil {
+			p.sim.Close()
+			return nil, fmt.Errorf("online: %w", err)
+		}
 	}
 	if opt.Thickness >= 0 {
 		th := opt.Thickness
@@ -229,14 +240,27 @@ func (p *Pipeline) Close() {
 		p.synthReq = nil
 	}
 	p.sim.Close()
+	p.synth.Close()
+	if p.align != nil {
+		p.align.Close()
+	}
 }
 
 func (p *Pipeline) synthLoop() {
 	for pose := range p.synthReq {
-		t0 := time.Now()
-		st, err := p.synth.Synthesize(pose, p.synthX)
-		p.synthDone <- synthResult{st, time.Since(t0), err}
+		p.synthDone <- p.synthesize(pose)
 	}
+}
+
+// synthesize runs the synthesis stage: the blended fine mesh and, with
+// pre-alignment, each blending role's own mesh.
+func (p *Pipeline) synthesize(pose skel.Pose) synthResult {
+	t0 := time.Now()
+	st, err := p.synth.Synthesize(pose, p.synthX)
+	if err == nil && p.align != nil {
+		err = p.align.Synthesize(pose)
+	}
+	return synthResult{st, time.Since(t0), err}
 }
 
 // Mesh returns the fine garment's rest mesh (all pieces, the database's
@@ -293,9 +317,7 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	if p.synthReq != nil {
 		p.synthReq <- pose
 	} else {
-		t := time.Now()
-		sr.st, sr.err = p.synth.Synthesize(pose, p.synthX)
-		sr.d = time.Since(t)
+		sr = p.synthesize(pose)
 	}
 	t1 := time.Now()
 	var serr error
@@ -322,7 +344,11 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 		}
 	}
 	t2 := time.Now()
-	if err := p.transfer.Apply(p.synthX, p.coarseX, dst); err != nil {
+	if p.align != nil {
+		if err := p.align.Apply(p.synthX, p.coarseX, dst); err != nil {
+			return st, err
+		}
+	} else if err := p.transfer.Apply(p.synthX, p.coarseX, dst); err != nil {
 		return st, err
 	}
 	if p.push != nil {
