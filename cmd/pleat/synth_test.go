@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSynthEval builds a two-sample database of the coarse procedural
+// suit, synthesizes an elbow bend from it, evaluates it, and checks the
+// errors for a database of another garment and a truncated file.
+func TestSynthEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 2 samples and a clip")
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "elbow.json")
+	if err := os.WriteFile(spec, []byte(`{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
+	 {"role": "left_elbow", "flex": {"min": 0, "max": 90, "step": 90}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "suit.pdb")
+	if text, err := run(t, "builddb", "--resolution", "700", "--spec", spec, "--transition", "0.2", "--settle-time", "0.6", "--jobs", "1", "--out", db); err != nil {
+		t.Fatalf("builddb: %v\n%s", err, text)
+	}
+	clip := []string{"--resolution", "700", "--motion", "elbowbend", "--seconds", "0.3", "--coarse-verts", "300"}
+	out := filepath.Join(dir, "synth.pc2")
+	text, err := run(t, append([]string{"synth", "--db", db, "--out", out}, clip...)...)
+	if err != nil {
+		t.Fatalf("synth: %v\n%s", err, text)
+	}
+	for _, want := range []string{"wrinkle synthesis", "coarse simulation", "wrinkle transfer", "wrote " + out} {
+		if !strings.Contains(text, want) {
+			t.Errorf("synth output lacks %q:\n%s", want, text)
+		}
+	}
+	text, err = run(t, append([]string{"eval", "--db", db, "--report", filepath.Join(dir, "eval.html")}, clip...)...)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, text)
+	}
+	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("eval output lacks %q:\n%s", want, text)
+		}
+	}
+
+	other := []string{"synth", "--db", db, "--resolution", "1000", "--seconds", "0.1", "--out", filepath.Join(dir, "x.pc2")}
+	if _, err := run(t, other...); err == nil || !strings.Contains(err.Error(), "garment does not match") {
+		t.Errorf("a suit of another resolution: %v", err)
+	}
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.pdb")
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "synth", "--db", cut, "--out", filepath.Join(dir, "y.pc2")); err == nil || !strings.Contains(err.Error(), cut) {
+		t.Errorf("a truncated database: %v", err)
+	}
+}
