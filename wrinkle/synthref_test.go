@@ -246,3 +246,24 @@ func chainElem(rig *Rig, role Role, j int) int {
 	}
 	return -1
 }
+
+// TestSynthesizeNoAllocParallel: with helpers running, a frame still
+// allocates nothing once they are started.
+func TestSynthesizeNoAllocParallel(t *testing.T) {
+	f := getFixture(t)
+	s, _ := testSynth(t, SynthOptions{Workers: 2})
+	defer s.Close()
+	s.parallel = 1
+	poses := walkPoses(f.rig, 8)
+	dst := make([]geom.Vec3, s.NumVerts())
+	_, err := s.Synthesize(poses[0], dst) // starts the helpers
+	must(t, err)
+	i := 0
+	allocs := testing.AllocsPerRun(20, func() {
+		_, _ = s.Synthesize(poses[i%len(poses)], dst)
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per frame", allocs)
+	}
+}
