@@ -449,6 +449,16 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 		}
 		return rotPolar(rd.center, s0, rd.sample(pl.corner[4], i), &pl.coef[0])
 	}
+	if pl.n == [3]int{2, 2, 2} { // the usual case, written out
+		c, o := &pl.coef[2], &pl.corner
+		p00 := pl.frame[0][0].screw(rd.sample(o[0], i), rd.sample(o[1], i), c)
+		p01 := pl.frame[0][1].screw(rd.sample(o[2], i), rd.sample(o[3], i), c)
+		p10 := pl.frame[1][0].screw(rd.sample(o[4], i), rd.sample(o[5], i), c)
+		p11 := pl.frame[1][1].screw(rd.sample(o[6], i), rd.sample(o[7], i), c)
+		q0 := rotFast(rd.center, p00, p01, &pl.coef[1])
+		q1 := rotFast(rd.center, p10, p11, &pl.coef[1])
+		return rotFast(rd.center, q0, q1, &pl.coef[0])
+	}
 	var q [2]geom.Vec3
 	for i0 := 0; i0 < pl.n[0]; i0++ {
 		var p [2]geom.Vec3
