@@ -238,3 +238,8 @@ func (s *Simulator) pieceCloth(p *Prepared, i int) (*cloth.Cloth, error) {
 	}
 	return c, nil
 }
+
+// CollisionProxy returns the mesh the garments collide with, in the
+// character's rest pose, and its skin weights (see Options.BodyProxy): the
+// body itself when there is no proxy. Both are shared: read only.
+func (p *Prepared) CollisionProxy() (*mesh.Mesh, skel.Weights) { return p.col, p.colW }

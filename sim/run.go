@@ -117,6 +117,10 @@ type Options struct {
 	// MaxThrough stay zero): an online loop that does not report it saves
 	// the full body's skinning and queries.
 	NoPenetration bool
+	// KeepTargets records the attached loops' targets of every frame in
+	// Result.Targets (for a comparison that drives another simulator's
+	// pinned vertices the same way).
+	KeepTargets bool
 }
 
 // FrameStats describes one simulated frame.
@@ -178,6 +182,10 @@ type Result struct {
 	// Interrupted is true when the context ended the run early; Frames
 	// holds the frames done.
 	Interrupted bool
+	// Targets[p][f] are the targets of piece p's attached loop (in the
+	// order of Pieces[p].Attach) at the end of frame f, with
+	// Options.KeepTargets.
+	Targets [][][]geom.Vec3
 }
 
 // Progress is called after each frame with the number done and the total.
@@ -244,10 +252,16 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	frames := len(poses)
 	res.Frames = make([][][]geom.Vec3, len(res.Pieces))
 	var out Frame
+	if opt.KeepTargets {
+		res.Targets = make([][][]geom.Vec3, len(res.Pieces))
+	}
 	record := func(f int) {
 		for i := range res.Frames {
 			res.Frames[i] = append(res.Frames[i], out.X[i])
 			out.X[i] = nil // the next frame gets its own
+			if opt.KeepTargets {
+				res.Targets[i] = append(res.Targets[i], slices.Clone(sim.loops.next[i]))
+			}
 		}
 		res.Stats = append(res.Stats, out.Stats)
 		if progress != nil {

@@ -180,3 +180,38 @@ func TestPreparedShared(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepTargets checks that Run records the attached loops' targets of
+// every frame, in Piece.Attach order, and that each attached vertex ends
+// its frame near its target (the pins are stiff springs).
+func TestKeepTargets(t *testing.T) {
+	s, err := scene.Load(scene.Spec{Resolution: 700, End: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(context.Background(), s, sim.Options{KeepTargets: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Targets) != len(res.Pieces) {
+		t.Fatalf("targets of %d pieces, want %d", len(res.Targets), len(res.Pieces))
+	}
+	worst := 0.0
+	for i, p := range res.Pieces {
+		if len(res.Targets[i]) != res.NumFrames() {
+			t.Fatalf("piece %d: targets of %d frames, want %d", i, len(res.Targets[i]), res.NumFrames())
+		}
+		for f, tg := range res.Targets[i] {
+			if len(tg) != len(p.Attach) {
+				t.Fatalf("piece %d frame %d: %d targets for %d attached vertices", i, f, len(tg), len(p.Attach))
+			}
+			for k, v := range p.Attach {
+				worst = max(worst, tg[k].Dist(res.Frames[i][f][v]))
+			}
+		}
+	}
+	t.Logf("attached vertices at most %.2f mm from their targets", worst*1000)
+	if worst > 0.01 {
+		t.Errorf("an attached vertex ends %.1f mm from its target", worst*1000)
+	}
+}
