@@ -27,6 +27,8 @@ import (
 // moves with the pelvis or neck and does not stretch with the skin, so each
 // loop follows the rigid motion that best fits its bound body points
 // (rigidFit): the loop keeps its shape and follows the body as a whole.
+// A piece's pins (Piece.Pins) come after its loop in every per-piece list;
+// each follows its own bound body point.
 type loops struct {
 	pinK  float64    // pin stiffness, N/m (negative: hard pins)
 	thick float64    // body safety distance, m
@@ -34,6 +36,7 @@ type loops struct {
 	tris  [][3]int32 // the collision body's triangles
 
 	bound bool
+	nLoop []int         // per piece: the loop's vertices, before the pins
 	ids   [][]int       // per piece: the cloth's attachment ids
 	binds [][]surfBind  // per piece and loop vertex
 	rest  [][]geom.Vec3 // loop positions at binding
@@ -61,7 +64,7 @@ const tgtRadius = 0.08
 // cut from the collision body at bodyX (nil: no push-out).
 func newLoops(pieces []*Piece, cloths []*cloth.Cloth, bodyX []geom.Vec3, tris [][3]int32, pinK, thick, lim float64) (*loops, error) {
 	n := len(pieces)
-	l := &loops{pinK: pinK, thick: thick, lim: lim, tris: tris,
+	l := &loops{pinK: pinK, thick: thick, lim: lim, tris: tris, nLoop: make([]int, n),
 		ids: make([][]int, n), binds: make([][]surfBind, n), rest: make([][]geom.Vec3, n),
 		pairs: make([][][2]int32, n), prev: make([][]geom.Vec3, n), next: make([][]geom.Vec3, n), ahead: make([][]geom.Vec3, n)}
 	if bodyX == nil {
@@ -81,13 +84,14 @@ func newLoops(pieces []*Piece, cloths []*cloth.Cloth, bodyX []geom.Vec3, tris []
 	return l, err
 }
 
-// bind attaches each piece's loop to the cloth at its current position and
-// binds it to the body (at bodyX, whose closest points body finds). The
-// targets start where the loops are.
+// bind attaches each piece's loop and pins to the cloth at their current
+// positions and binds them to the body (at bodyX, whose closest points
+// body finds). The targets start where the vertices are.
 func (l *loops) bind(pieces []*Piece, cloths []*cloth.Cloth, body *collide.Body, bodyX []geom.Vec3) {
 	for i, p := range pieces {
 		c := cloths[i]
-		for _, v := range p.Attach {
+		l.nLoop[i] = len(p.Attach)
+		for _, v := range slices.Concat(p.Attach, p.Pins) {
 			a := cloth.Attachment{Vertex: int(v)}
 			if l.pinK > 0 {
 				// Critically damped for the vertex alone.
@@ -99,7 +103,7 @@ func (l *loops) bind(pieces []*Piece, cloths []*cloth.Cloth, body *collide.Body,
 		}
 		l.pairs[i] = loopPairs(p.Mesh.Tris, p.Attach)
 		l.prev[i] = l.prev[i][:0]
-		for _, v := range p.Attach {
+		for _, v := range slices.Concat(p.Attach, p.Pins) {
 			l.prev[i] = append(l.prev[i], c.X[v])
 		}
 	}
@@ -114,8 +118,9 @@ func (l *loops) targets(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 		for _, b := range l.binds[i] {
 			dst[i] = append(dst[i], b.point(bodyX, l.tris))
 		}
-		rot, tr := rigidFit(l.rest[i], dst[i])
-		for j, p := range l.rest[i] {
+		n := l.nLoop[i]
+		rot, tr := rigidFit(l.rest[i][:n], dst[i][:n])
+		for j, p := range l.rest[i][:n] {
 			dst[i][j] = rot.Rotate(p).Add(tr)
 		}
 	}
@@ -136,14 +141,14 @@ func (l *loops) targets(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 	l.body.Update(0)
 	for i := range dst {
 		push := l.push[:0]
-		for _, p := range dst[i] {
+		for _, p := range dst[i][:l.nLoop[i]] {
 			var d geom.Vec3
 			if con, ok := l.body.Query(p, 2*l.thick); ok && con.Dist < l.thick {
 				d = con.Normal.Scale(min(l.thick-con.Dist, l.thick))
 			}
 			push = append(push, d)
 		}
-		keepLoop(dst[i], push, l.rest[i], l.pairs[i], l.lim)
+		keepLoop(dst[i][:l.nLoop[i]], push, l.rest[i], l.pairs[i], l.lim)
 		l.push = push
 	}
 }

@@ -25,6 +25,10 @@ type Piece struct {
 	// Attach lists the vertices held to their skinned positions (the top
 	// boundary loop: a waistband or a collar).
 	Attach []int32
+	// Pins lists the vertices a user asked to hold to the body
+	// (character.Garment.Pins) that are not in Attach: each follows the
+	// body point it was bound to at the start.
+	Pins []int32
 	// Layer orders pieces from the body outwards (0 = innermost).
 	Layer int
 	// Rest is the rest shape the solver used, set by Run when it takes the

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pleat-dev/pleat/character"
@@ -45,6 +46,9 @@ func preparePieces(ch *character.Character, garments []*character.Garment, opt O
 	}
 	for _, p := range pieces {
 		p.reorder()
+	}
+	for _, p := range pieces {
+		p.Pins = pinsOf(p, garments[p.Garment].Pins)
 	}
 	restBody, err := collide.NewBody(ch.Body)
 	if err != nil {
@@ -123,6 +127,7 @@ func Prepare(ch *character.Character, garments []*character.Garment, opt Options
 			if pc.Attach, err = TopLoop(pc.Mesh); err != nil {
 				return nil, fmt.Errorf("sim: %s: %w", pc.Name, err)
 			}
+			pc.Pins = slices.DeleteFunc(pc.Pins, func(v int32) bool { return slices.Contains(pc.Attach, v) })
 		}
 	}
 	p.public = make([]*Piece, n)
@@ -243,3 +248,18 @@ func (s *Simulator) pieceCloth(p *Prepared, i int) (*cloth.Cloth, error) {
 // character's rest pose, and its skin weights (see Options.BodyProxy): the
 // body itself when there is no proxy. Both are shared: read only.
 func (p *Prepared) CollisionProxy() (*mesh.Mesh, skel.Weights) { return p.col, p.colW }
+
+// pinsOf returns the piece's vertices that come from the garment vertices
+// pins (sorted garment ids), in the piece's current vertex order.
+func pinsOf(p *Piece, pins []int32) []int32 {
+	if len(pins) == 0 {
+		return nil
+	}
+	var out []int32
+	for v, src := range p.Source {
+		if _, ok := slices.BinarySearch(pins, src); ok && src >= 0 {
+			out = append(out, int32(v))
+		}
+	}
+	return out
+}

@@ -157,12 +157,18 @@ func (p *Piece) ownOrder() *Piece {
 			q.Rest[v] = p.Rest[i]
 		}
 	}
-	q.Attach = make([]int32, len(p.Attach))
-	for k, v := range p.Attach {
-		q.Attach[k] = o.perm[v]
-	}
-	if p.Attach == nil {
-		q.Attach = nil
-	}
+	q.Attach, q.Pins = o.back(p.Attach), o.back(p.Pins)
 	return &q
+}
+
+// back maps solver vertex ids to the piece's own (nil stays nil).
+func (o *pieceOrder) back(ids []int32) []int32 {
+	if ids == nil {
+		return nil
+	}
+	out := make([]int32, len(ids))
+	for k, v := range ids {
+		out[k] = o.perm[v]
+	}
+	return out
 }

@@ -182,9 +182,9 @@ type Result struct {
 	// Interrupted is true when the context ended the run early; Frames
 	// holds the frames done.
 	Interrupted bool
-	// Targets[p][f] are the targets of piece p's attached loop (in the
-	// order of Pieces[p].Attach) at the end of frame f, with
-	// Options.KeepTargets.
+	// Targets[p][f] are the targets of piece p's attached loop and pins
+	// (in the order of Pieces[p].Attach, then Pins) at the end of frame f,
+	// with Options.KeepTargets.
 	Targets [][][]geom.Vec3
 }
 

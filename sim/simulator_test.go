@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pleat-dev/pleat/character/procedural"
@@ -181,14 +182,29 @@ func TestPreparedShared(t *testing.T) {
 	}
 }
 
-// TestKeepTargets checks that Run records the attached loops' targets of
-// every frame, in Piece.Attach order, and that each attached vertex ends
-// its frame near its target (the pins are stiff springs).
+// TestKeepTargets checks that Run records the targets of the attached
+// loops and of the user's pins (a patch of the shirt's front) every frame,
+// in Piece.Attach then Pins order, and that each held vertex ends its frame
+// near its target (the pins are stiff springs).
 func TestKeepTargets(t *testing.T) {
 	s, err := scene.Load(scene.Spec{Resolution: 700, End: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
+	shirt := *s.Garments[0]
+	if shirt.Name != "shirt" {
+		t.Fatalf("garment 0 is %s", shirt.Name)
+	}
+	shirt.Pins = nil
+	for v, p := range shirt.Mesh.Verts {
+		if p.Z > 0 && math.Abs(p.X) < 0.03 && p.Y > 1.1 && p.Y < 1.2 {
+			shirt.Pins = append(shirt.Pins, int32(v))
+		}
+	}
+	if len(shirt.Pins) == 0 {
+		t.Fatal("no shirt vertices to pin")
+	}
+	s.Garments[0] = &shirt
 	res, err := sim.Run(context.Background(), s, sim.Options{KeepTargets: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -202,15 +218,23 @@ func TestKeepTargets(t *testing.T) {
 			t.Fatalf("piece %d: targets of %d frames, want %d", i, len(res.Targets[i]), res.NumFrames())
 		}
 		for f, tg := range res.Targets[i] {
-			if len(tg) != len(p.Attach) {
-				t.Fatalf("piece %d frame %d: %d targets for %d attached vertices", i, f, len(tg), len(p.Attach))
+			held := slices.Concat(p.Attach, p.Pins)
+			if len(tg) != len(held) {
+				t.Fatalf("piece %d frame %d: %d targets for %d attached vertices", i, f, len(tg), len(held))
 			}
-			for k, v := range p.Attach {
+			for k, v := range held {
 				worst = max(worst, tg[k].Dist(res.Frames[i][f][v]))
 			}
 		}
 	}
-	t.Logf("attached vertices at most %.2f mm from their targets", worst*1000)
+	pins := 0
+	for _, p := range res.Pieces {
+		pins += len(p.Pins)
+	}
+	if pins != len(shirt.Pins) {
+		t.Errorf("%d pinned piece vertices for %d garment pins", pins, len(shirt.Pins))
+	}
+	t.Logf("attached and %d pinned vertices at most %.2f mm from their targets", pins, worst*1000)
 	if worst > 0.01 {
 		t.Errorf("an attached vertex ends %.1f mm from its target", worst*1000)
 	}
