@@ -28,13 +28,14 @@ Benchmarks:
         garment, side by side with Blender's cloth on the same mesh, frame
         rate, pinned vertices and collision body.`,
 		Example: `  pleat bench sim --frames 60
-  pleat bench sim --no-blender --cases coarse`,
+  pleat bench sim --no-blender --cases coarse
+  pleat bench synth --verts 46000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newBenchSimCmd(), newBenchLoadCmd(), newBenchChildCmd(), newBenchHogCmd())
+	cmd.AddCommand(newBenchSimCmd(), newBenchLoadCmd(), newBenchChildCmd(), newBenchHogCmd(), newBenchSynthCmd())
 	return cmd
 }
 

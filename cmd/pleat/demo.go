@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
+	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/flow"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -23,141 +29,304 @@ import (
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/wrinkle"
+	"github.com/pleat-dev/pleat/wrinkle/online"
 )
 
 func newDemoCmd() *cobra.Command {
 	var sf sceneFlags
 	var mf simFlags
+	var df demoDBFlags
+	var sy synthFlags
 	var outDir string
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the whole pipeline on the built-in default and write a report",
+		Short: "Run the whole pipeline on the built-in default: wrinkle database, synthesis, evaluation report",
 		Long: `demo runs pleat end to end, by default on the built-in procedural
-mannequin, shirt, trousers and walk (no files needed): the skinning baseline,
-the cloth simulation, and wrinkle-flow compression of the simulated garments.
+mannequin, shirt, trousers and walk (no files, no network):
+
+ 1. the wrinkle database (pleat builddb, --spec small: 53 samples of single
+    joints bent on their grid), built once and cached in the user's cache
+    directory under a name made of its inputs (garment, rig, spec,
+    simulator settings), so a changed input builds a new one; --rebuild-db
+    builds it again (after changes to the simulator's code);
+ 2. the high-resolution reference simulation of the clip (pleat simulate
+    with the database's settings);
+ 3. the online synthesis of the clip from the database (pleat synth:
+    interpolation and blending, coarse simulation, detail transfer), which
+    never saw the clip: the database holds one joint at a time;
+ 4. the evaluation (pleat eval): curvature sum per frame, error against
+    the reference, penetration and time per stage for the synthesis, its
+    inputs and the skinning baseline;
+ 5. wrinkle-flow compression of the reference (skinning + PCA morphs).
+
 It writes, in --out:
 
+  reference.glb    the reference simulation (vertex animation)
+  synthesized.glb  the synthesized garment (vertex animation)
   skinning.glb     the skinning baseline (GPU skinning)
-  simulated.glb    the cloth simulation (vertex animation)
-  flow.glb         the compressed simulation (GPU skinning + morph targets)
-  simulated.pc2    the simulated garments as a point cache (+ .obj rest mesh)
-  report.html      renders side by side, curvature sum, error and timings
+  flow.glb         the compressed reference (GPU skinning + morph targets)
+  reference.pc2    the reference as a point cache (+ .obj rest mesh)
+  report.html      renders side by side, curvature and error plots, tables
 
-and prints how to play them side by side in the viewer. The scene and
-simulation flags of pose and simulate apply.`,
+and prints how to play them side by side in the viewer. The scene flags
+of pose and the simulator flags of simulate apply (they change the
+database, which is then built for them).`,
 		Example: `  pleat demo
-  pleat demo --out out/jersey --fabric jersey
-  pleat demo --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
-      --motion $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh --fps 30 --out out/walk`,
+  pleat demo --motion kneebend --out out/kneebend
+  pleat demo --rebuild-db
+  pleat demo --fabric jersey --out out/jersey      # builds a jersey database`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := cmd.OutOrStdout()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if sf.spec.FPS == 0 {
-				sf.spec.FPS = 30
-			}
-			s, err := sf.load()
-			if err != nil {
-				return err
-			}
-			describeScene(w, s)
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
-				return err
-			}
-			opt, err := mf.options(s.Clip.FPS)
-			if err != nil {
-				return err
-			}
-			// 1. Simulation.
-			res, err := runSim(ctx, cmd, s, opt)
-			if err != nil {
-				return err
-			}
-			n := res.NumFrames()
-			if n < 2 {
-				return fmt.Errorf("demo: only %d frames simulated", n)
-			}
-			rest, simFrames := res.Merged()
-			// 2. Skinning baseline of the same vertices.
-			weights := mergedPieceWeights(res)
-			sk := s.Character.Skeleton
-			skinFrames := make([][]geom.Vec3, n)
-			var skinTime time.Duration
-			for f := 0; f < n; f++ {
-				st := time.Now()
-				skinFrames[f] = skel.LBS(rest.Verts, weights, skel.SkinMatrices(sk, s.Clip.Poses[f], nil), nil)
-				skinTime += time.Since(st)
-			}
-			// 3. Wrinkle flow of the simulation.
-			clip := *s.Clip
-			clip.Poses = clip.Poses[:n]
-			t1 := time.Now()
-			fl, err := flow.Compress(flow.Animation{Name: "garments", Rest: rest, Frames: simFrames}, flow.NewRig(s.Character, &clip, weights), flow.Options{})
-			if err != nil {
-				return err
-			}
-			compressTime := time.Since(t1)
-			t2 := time.Now()
-			flowFrames := fl.Decompress()
-			decompTime := time.Since(t2)
-			fmt.Fprintf(w, "flow       k = %d, %.0f KiB (%.1fx smaller than raw float32), compressed in %.1f s\n",
-				fl.K, float64(fl.Size())/1024, float64(12*len(rest.Verts)*n)/float64(fl.Size()), compressTime.Seconds())
-
-			// 4. Files.
-			gs, err := s.GLTF("skinning")
-			if err != nil {
-				return err
-			}
-			files := []string{}
-			save := func(name string, g *gltfio.Scene) error {
-				p := filepath.Join(outDir, name)
-				files = append(files, p)
-				return gltfio.WriteFile(p, g)
-			}
-			if err := save("skinning.glb", gs); err != nil {
-				return err
-			}
-			if gs, err = res.GLTF(s, "simulated"); err != nil {
-				return err
-			}
-			if err := save("simulated.glb", gs); err != nil {
-				return err
-			}
-			body := gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)}
-			if gs, err = fl.GLTF(body); err != nil {
-				return err
-			}
-			if err := save("flow.glb", gs); err != nil {
-				return err
-			}
-			pc, err := res.Write(filepath.Join(outDir, "simulated.pc2"), s)
-			if err != nil {
-				return err
-			}
-			files = append(files, pc...)
-
-			// 5. Report.
-			rp := filepath.Join(outDir, "report.html")
-			if err := writeDemoReport(rp, s, res, rest, skinFrames, simFrames, flowFrames, fl, demoTimes{skinTime, decompTime, compressTime}); err != nil {
-				return err
-			}
-			files = append(files, rp)
-			for _, f := range files {
-				fmt.Fprintln(w, "wrote", f)
-			}
-			fmt.Fprintf(w, "\nplay them side by side:\n  pleat serve skinning=%s simulated=%s flow=%s\n",
-				filepath.Join(outDir, "skinning.glb"), filepath.Join(outDir, "simulated.glb"), filepath.Join(outDir, "flow.glb"))
-			return nil
+			return runDemo(ctx, cmd, &sf, &mf, &df, &sy, outDir)
 		},
 	}
 	sf.add(cmd)
 	mf.add(cmd)
-	cmd.Flags().StringVarP(&outDir, "out", "o", "out/demo", "output folder")
+	df.add(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&sy.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment of the synthesis (0: 700)")
+	fl.StringVarP(&outDir, "out", "o", "pleat-demo", "output folder")
 	return cmd
 }
 
-type demoTimes struct{ skin, decompress, compress time.Duration }
+// demoRun is what the demo measured and keeps for its files and report.
+type demoRun struct {
+	ev        *evalRun
+	ref       *sim.Result
+	rest      *mesh.Mesh          // the garment (one group per piece)
+	refFrames [][]geom.Vec3       // reference, per frame
+	synth     [][]geom.Vec3       // synthesized and transferred, per frame
+	skin      [][]geom.Vec3       // skinning baseline, per frame
+	coarse    map[int][]geom.Vec3 // the fine garment on the coarse simulation, at the rendered frames
+	shown     []int               // rendered frames
+	synthMem  int                 // bytes held by the synthesizer
+	dbPath    string
+	dbSamples int
+	coarseN   int
+}
+
+func runDemo(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, df *demoDBFlags, sy *synthFlags, outDir string) error {
+	w := cmd.OutOrStdout()
+	if sf.spec.FPS == 0 {
+		sf.spec.FPS = 30
+	}
+	opt, err := sy.options()
+	if err != nil {
+		return err
+	}
+	s, err := sf.load()
+	if err != nil {
+		return err
+	}
+	describeScene(w, s)
+	if len(s.Garments) == 0 {
+		return fmt.Errorf("demo: the character has no garments (--garment)")
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	db, dbPath, err := demoDatabase(ctx, cmd, s, mf, df)
+	if err != nil {
+		return err
+	}
+	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
+		return err
+	}
+	opt.FPS = s.Clip.FPS
+	p, err := online.New(db, s.Character, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dbPath, err)
+	}
+	defer p.Close()
+	so, err := dbSimOptions(db)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dbPath, err)
+	}
+	so.Settle, so.Workers, so.NoPenetration = 0, 0, true
+	t0 := time.Now()
+	ref, err := runSim(ctx, cmd, s, so)
+	if err != nil {
+		return fmt.Errorf("reference simulation: %w", err)
+	}
+	run, err := demoSynthesize(ctx, cmd, db, s, p, ref, time.Since(t0))
+	if err != nil {
+		return err
+	}
+	run.dbPath, run.dbSamples = dbPath, len(db.Samples)
+	printEval(w, run.ev)
+	return demoOutputs(w, s, run, outDir)
+}
+
+// dbSimOptions returns the simulator options a database records (zero
+// options when it records none).
+func dbSimOptions(db *wrinkle.DB) (sim.Options, error) {
+	var so sim.Options
+	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
+		var rec struct {
+			Sim sim.Options `json:"sim"`
+		}
+		if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
+			return so, fmt.Errorf("database HEAD.settings.sim: %w", err)
+		}
+		so = rec.Sim
+	}
+	return so, nil
+}
+
+// demoSynthesize steps the pipeline through the clip and measures every
+// method of evalMethods per frame against the reference (as pleat eval),
+// keeping the frames the files and renders need.
+func demoSynthesize(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline, ref *sim.Result, refTime time.Duration) (*demoRun, error) {
+	rest, refFrames := ref.Merged()
+	n := len(refFrames)
+	nv := p.NumVerts()
+	if n < 2 || len(refFrames[0]) != nv {
+		return nil, fmt.Errorf("demo: the reference simulation has %d frames of %d vertices, the database's garment %d vertices", n, len(refFrames[0]), nv)
+	}
+	run := &demoRun{
+		ev:  &evalRun{ref: refTime, nf: nv, curv: make([][]float64, len(evalMethods)), err: make([][]metrics.Error, len(evalMethods))},
+		ref: ref, rest: rest, refFrames: refFrames, coarse: map[int][]geom.Vec3{},
+		shown: []int{0, n / 2, n - 1}, synthMem: p.Synthesizer().MemoryBytes(), coarseN: len(p.Coarse().Mesh.Verts),
+	}
+	cf, err := metrics.NewCurvature(p.Mesh())
+	if err != nil {
+		return nil, err
+	}
+	cc, err := metrics.NewCurvature(p.Coarse().Mesh)
+	if err != nil {
+		return nil, err
+	}
+	body, err := collide.NewBody(s.Character.Body)
+	if err != nil {
+		return nil, err
+	}
+	emb := make([]geom.Vec3, nv)
+	var skin []geom.Rigid
+	var bodyX []geom.Vec3
+	hint := make([]int32, nv)
+	for i := range hint {
+		hint[i] = -1
+	}
+	bar := newBar(cmd.ErrOrStderr(), n, "synthesis")
+	defer bar.Finish()
+	for fr := 0; fr < n; fr++ {
+		pose := s.Clip.Poses[fr]
+		if fr+1 < n {
+			p.Ahead(s.Clip.Poses[fr+1])
+		}
+		x := make([]geom.Vec3, nv)
+		st, err := p.Step(ctx, pose, x)
+		if err != nil {
+			return nil, err
+		}
+		run.ev.stats = append(run.ev.stats, st)
+		run.synth = append(run.synth, x)
+		if err := p.Transfer().Embed(p.CoarsePositions(), emb); err != nil {
+			return nil, err
+		}
+		skin = skel.SkinMatrices(s.Character.Skeleton, pose, skin)
+		skinX := skel.LBS(db.Rest, db.Weights, skin, nil)
+		run.skin = append(run.skin, skinX)
+		if slices.Contains(run.shown, fr) {
+			run.coarse[fr] = append([]geom.Vec3(nil), emb...)
+		}
+		for m, xs := range [][]geom.Vec3{refFrames[fr], x, p.SynthPositions(), emb, skinX} {
+			var c float64
+			if evalMethods[m] == "coarse" {
+				c, err = cc.Sum(p.CoarsePositions())
+			} else {
+				c, err = cf.Sum(xs)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("frame %d: %s: curvature: %w", fr, evalMethods[m], err)
+			}
+			e, err := metrics.FrameError(xs, refFrames[fr])
+			if err != nil {
+				return nil, fmt.Errorf("frame %d: %s: error: %w", fr, evalMethods[m], err)
+			}
+			run.ev.curv[m] = append(run.ev.curv[m], c)
+			run.ev.err[m] = append(run.ev.err[m], e)
+		}
+		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
+		body.SetFrame(bodyX)
+		ps := collide.Penetrations(x, body, 0, hint)
+		run.ev.in += ps.Inside
+		run.ev.deep += ps.Deep
+		run.ev.maxIn = math.Max(run.ev.maxIn, ps.MaxDepth)
+		_ = bar.Set(fr + 1)
+	}
+	return run, nil
+}
+
+// demoOutputs compresses the reference into a wrinkle flow and writes the
+// glTF files, the point cache and the report.
+func demoOutputs(w io.Writer, s *scene.Scene, run *demoRun, outDir string) error {
+	n := len(run.refFrames)
+	weights := mergedPieceWeights(run.ref)
+	clip := *s.Clip
+	clip.Poses = clip.Poses[:n]
+	t1 := time.Now()
+	fl, err := flow.Compress(flow.Animation{Name: "garments", Rest: run.rest, Frames: run.refFrames}, flow.NewRig(s.Character, &clip, weights), flow.Options{})
+	if err != nil {
+		return err
+	}
+	compressTime := time.Since(t1)
+	t2 := time.Now()
+	flowFrames := fl.Decompress()
+	decompTime := time.Since(t2)
+	fmt.Fprintf(w, "flow       k = %d, %.0f KiB (%.1fx smaller than raw float32), compressed in %.1f s\n",
+		fl.K, float64(fl.Size())/1024, float64(12*len(run.rest.Verts)*n)/float64(fl.Size()), compressTime.Seconds())
+
+	var files []string
+	save := func(name string, g *gltfio.Scene, err error) error {
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(outDir, name)
+		files = append(files, p)
+		return gltfio.WriteFile(p, g)
+	}
+	gs, err := s.GLTF("skinning")
+	if err := save("skinning.glb", gs, err); err != nil {
+		return err
+	}
+	gs, err = run.ref.GLTF(s, "reference")
+	if err := save("reference.glb", gs, err); err != nil {
+		return err
+	}
+	synth := &sim.Result{Pieces: []*sim.Piece{{Name: "synthesized", Mesh: run.rest, Weights: weights}}, FPS: run.ref.FPS, Frames: [][][]geom.Vec3{run.synth}}
+	gs, err = synth.GLTF(s, "synthesized")
+	if err := save("synthesized.glb", gs, err); err != nil {
+		return err
+	}
+	body := gltfio.Mesh{Name: "body", Mesh: s.OutputBody(), Skin: anim.Skin(s.Character.Weights)}
+	gs, err = fl.GLTF(body)
+	if err := save("flow.glb", gs, err); err != nil {
+		return err
+	}
+	pc, err := run.ref.Write(filepath.Join(outDir, "reference.pc2"), s)
+	if err != nil {
+		return err
+	}
+	files = append(files, pc...)
+	rp := filepath.Join(outDir, "report.html")
+	if err := writeDemoReport(rp, s, run, flowFrames, fl, demoTimes{decompress: decompTime, compress: compressTime}); err != nil {
+		return err
+	}
+	files = append(files, rp)
+	for _, f := range files {
+		fmt.Fprintln(w, "wrote", f)
+	}
+	fmt.Fprintf(w, "\nplay them side by side:\n  pleat serve reference=%s synthesized=%s skinning=%s flow=%s\n",
+		filepath.Join(outDir, "reference.glb"), filepath.Join(outDir, "synthesized.glb"),
+		filepath.Join(outDir, "skinning.glb"), filepath.Join(outDir, "flow.glb"))
+	return nil
+}
+
+type demoTimes struct{ decompress, compress time.Duration }
 
 // mergedPieceWeights concatenates the pieces' skin weights in Merged order.
 func mergedPieceWeights(res *sim.Result) skel.Weights {
@@ -175,60 +344,51 @@ func mergedPieceWeights(res *sim.Result) skel.Weights {
 	return skel.NewWeights(lists)
 }
 
-func writeDemoReport(path string, s *scene.Scene, res *sim.Result, rest *mesh.Mesh, skin, simF, flowF [][]geom.Vec3, fl *flow.Flow, tm demoTimes) error {
-	n := len(simF)
+// writeDemoReport writes the demo's HTML report: summary, renders of
+// every method at three frames, the evaluation's plots and tables, and the
+// wrinkle flow's figures.
+func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.Vec3, fl *flow.Flow, tm demoTimes) error {
+	ev := run.ev
+	n := len(run.refFrames)
 	rep := report.New("pleat demo: " + s.Character.Name)
-	cm, err := metrics.NewCurvature(rest)
+	cf, err := metrics.NewCurvature(run.rest)
 	if err != nil {
 		return err
 	}
-	var xs, cSkin, cSim, cFlow, eSkin, eFlow, wall []float64
-	var meanSkin, meanFlow float64
+	var xs, cFlow, eFlow []float64
+	var meanFlow float64
 	for f := 0; f < n; f++ {
 		xs = append(xs, float64(f))
-		var sums [3]float64
-		for k, x := range [][]geom.Vec3{skin[f], simF[f], flowF[f]} {
-			if sums[k], err = cm.Sum(x); err != nil {
-				return fmt.Errorf("frame %d: curvature: %w", f, err)
-			}
-		}
-		cSkin, cSim, cFlow = append(cSkin, sums[0]), append(cSim, sums[1]), append(cFlow, sums[2])
-		es, err := metrics.FrameError(skin[f], simF[f])
+		c, err := cf.Sum(flowF[f])
 		if err != nil {
-			return fmt.Errorf("frame %d: skinning error: %w", f, err)
+			return fmt.Errorf("frame %d: flow curvature: %w", f, err)
 		}
-		ef, err := metrics.FrameError(flowF[f], simF[f])
+		e, err := metrics.FrameError(flowF[f], run.refFrames[f])
 		if err != nil {
 			return fmt.Errorf("frame %d: flow error: %w", f, err)
 		}
-		eSkin, eFlow = append(eSkin, es.Mean*1000), append(eFlow, ef.Mean*1000)
-		meanSkin += es.Mean * 1000 / float64(n)
-		meanFlow += ef.Mean * 1000 / float64(n)
-		wall = append(wall, res.Stats[f].Wall.Seconds()*1000)
+		cFlow, eFlow = append(cFlow, c), append(eFlow, e.Mean*1000)
+		meanFlow += e.Mean * 1000 / float64(n)
 	}
-	simMed := median(wall[1:])
-	rep.Metrics("Summary", []report.KV{
-		{Key: "garment vertices", Value: fmt.Sprint(len(rest.Verts))},
-		{Key: "frames", Value: fmt.Sprintf("%d at %g fps", n, res.FPS)},
-		{Key: "simulation", Value: fmt.Sprintf("%.1f ms/frame", simMed)},
-		{Key: "skinning", Value: fmt.Sprintf("%.2f ms/frame", tm.skin.Seconds()*1000/float64(n))},
-		{Key: "flow playback", Value: fmt.Sprintf("%.2f ms/frame", tm.decompress.Seconds()*1000/float64(n))},
-		{Key: "skinning error", Value: fmt.Sprintf("%.1f mm mean", meanSkin)},
-		{Key: "flow error", Value: fmt.Sprintf("%.2f mm mean (k = %d)", meanFlow, fl.K)},
-		{Key: "flow size", Value: fmt.Sprintf("%.0f KiB (%.0fx smaller)", float64(fl.Size())/1024, float64(12*len(rest.Verts)*n)/float64(fl.Size()))},
-	})
-	rep.Paragraph("Skinning is linear blend skinning of the garment with weights blended from the body (the baseline). Simulated is pleat's cloth simulation against the moving body. Flow is the simulation compressed into skinning plus a PCA wrinkle basis (Kim et al. 2013) and decompressed. Errors are against the simulation.")
-	for _, note := range res.Notes {
-		rep.Paragraph("Simulation: " + note)
+	rep.Metrics("Summary", demoSummary(run, fl, meanFlow))
+	rep.Paragraph("Reference is the high-resolution cloth simulation of the clip with the database's settings. " +
+		"Synthesized is wang2010's online synthesis from the wrinkle database (per-joint interpolation and blending, " +
+		"a coarse simulation of the garment decimated to about 700 vertices, detail transfer and push-out); " +
+		"the database holds single joints bent on a grid, not this clip. Synthesized (before transfer) is the blend of " +
+		"the database's samples alone, coarse the fine garment embedded in the coarse simulation, skinning linear blend " +
+		"skinning of the garment (the baseline), flow the reference compressed into skinning plus a PCA wrinkle basis " +
+		"(Kim et al. 2013) and decompressed. Errors are per-vertex distances to the reference.")
+	for _, note := range run.ref.Notes {
+		rep.Paragraph("Reference simulation: " + note)
 	}
 	rep.Heading("Renders")
-	for _, f := range []int{0, n / 2, n - 1} {
+	for _, f := range run.shown {
 		var cells []report.Cell
 		for _, c := range []struct {
 			name string
-			fr   [][]geom.Vec3
-		}{{"skinning", skin}, {"simulated", simF}, {"flow", flowF}} {
-			img, err := renderGarments(s, rest, c.fr[f], f)
+			x    []geom.Vec3
+		}{{"reference", run.refFrames[f]}, {"synthesized", run.synth[f]}, {"coarse", run.coarse[f]}, {"skinning", run.skin[f]}, {"flow", flowF[f]}} {
+			img, err := renderGarments(s, run.rest, c.x, f)
 			if err != nil {
 				return err
 			}
@@ -238,18 +398,75 @@ func writeDemoReport(path string, s *scene.Scene, res *sim.Result, rest *mesh.Me
 			return err
 		}
 	}
-	rep.Heading("Curves")
+	rep.Heading("Against the reference")
+	if err := demoPlots(rep, run, xs, cFlow, eFlow); err != nil {
+		return err
+	}
+	if err := rep.Table(report.Table{Caption: "Against the high-resolution reference", Header: evalHeader, Rows: evalRows(ev)}); err != nil {
+		return err
+	}
+	if err := rep.Table(report.Table{Caption: "Time per frame, ms (wang2010 Table 1)", Header: []string{"stage", "ms"}, Rows: evalTimes(ev)}); err != nil {
+		return err
+	}
+	vf := float64(len(ev.stats) * ev.nf)
+	rep.Paragraph(fmt.Sprintf("Penetration of the synthesized garment: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm.",
+		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000))
+	rep.Heading("Wrinkle flow")
+	rep.Paragraph(fmt.Sprintf("The reference compressed with k = %d PCA wrinkle modes: %.0f KiB, %.0fx smaller than raw float32, compressed in %.1f s, played back in %.2f ms per frame; mean error %.2f mm.",
+		fl.K, float64(fl.Size())/1024, float64(12*len(run.rest.Verts)*n)/float64(fl.Size()), tm.compress.Seconds(),
+		tm.decompress.Seconds()*1000/float64(n), meanFlow))
+	return rep.WriteFile(path)
+}
+
+// demoSummary is the report's first table.
+func demoSummary(run *demoRun, fl *flow.Flow, meanFlow float64) []report.KV {
+	ev := run.ev
+	rows := evalRows(ev)
+	times := evalTimes(ev)
+	refMs := ev.ref.Seconds() * 1000 / math.Max(1, float64(len(ev.stats)))
+	return []report.KV{
+		{Key: "garment", Value: fmt.Sprintf("%d vertices (coarse simulation: %d)", ev.nf, run.coarseN)},
+		{Key: "frames", Value: fmt.Sprintf("%d at %g fps", len(ev.stats), run.ref.FPS)},
+		{Key: "database", Value: fmt.Sprintf("%d samples (%s); synthesizer holds %.1f MiB", run.dbSamples, run.dbPath, float64(run.synthMem)/(1<<20))},
+		{Key: "synthesis", Value: fmt.Sprintf("%s ms/frame (%s frames/s)", times[3][1], times[4][1])},
+		{Key: "reference simulation", Value: fmt.Sprintf("%.1f ms/frame", refMs)},
+		{Key: "curvature sum of reference", Value: fmt.Sprintf("synthesized %s, coarse %s, skinning %s", rows[1][2], rows[3][2], rows[4][2])},
+		{Key: "mean error", Value: fmt.Sprintf("synthesized %s mm, coarse %s mm, skinning %s mm, flow %.2f mm (k = %d)", rows[1][4], rows[3][4], rows[4][4], meanFlow, fl.K)},
+	}
+}
+
+// demoPlots adds the curvature (wang2010 Fig. 9), error and time plots.
+func demoPlots(rep *report.Report, run *demoRun, xs, cFlow, eFlow []float64) error {
+	ev := run.ev
+	var cs, es []report.Series
+	for m, name := range evalMethods {
+		cs = append(cs, report.Series{Name: name, X: xs, Y: ev.curv[m]})
+		if m > 0 {
+			var y []float64
+			for _, e := range ev.err[m] {
+				y = append(y, e.Mean*1000)
+			}
+			es = append(es, report.Series{Name: name, X: xs, Y: y})
+		}
+	}
+	cs = append(cs, report.Series{Name: "flow", X: xs, Y: cFlow})
+	es = append(es, report.Series{Name: "flow", X: xs, Y: positive(eFlow)})
+	var refWall, synWall []float64
+	for f := 1; f < len(xs); f++ {
+		refWall = append(refWall, run.ref.Stats[f].Wall.Seconds()*1000)
+		synWall = append(synWall, ev.stats[f].Total.Seconds()*1000)
+	}
 	plots := []report.Plot{
-		{Title: "Curvature sum Σ|H|A over frames", XLabel: "frame", YLabel: "Σ|H|A (m)", Series: []report.Series{{Name: "skinning", X: xs, Y: cSkin}, {Name: "simulated", X: xs, Y: cSim}, {Name: "flow", X: xs, Y: cFlow}}},
-		{Title: "Mean vertex error against the simulation", XLabel: "frame", YLabel: "mm", Series: []report.Series{{Name: "skinning", X: xs, Y: eSkin}, {Name: "flow", X: xs, Y: positive(eFlow)}}},
-		{Title: "Simulation time per frame", XLabel: "frame", YLabel: "ms", Series: []report.Series{{Name: "wall", X: xs[1:], Y: wall[1:]}}},
+		{Title: "Mean-curvature sum per frame (wang2010 Fig. 9)", XLabel: "frame", YLabel: "Σ|H|A (m)", Series: cs},
+		{Title: "Mean per-vertex error against the reference", XLabel: "frame", YLabel: "mm", Series: es},
+		{Title: "Time per frame", XLabel: "frame", YLabel: "ms", Series: []report.Series{{Name: "reference simulation", X: xs[1:], Y: refWall}, {Name: "synthesis (total)", X: xs[1:], Y: synWall}}},
 	}
 	for _, p := range plots {
 		if err := rep.Plot(p); err != nil {
 			return err
 		}
 	}
-	return rep.WriteFile(path)
+	return nil
 }
 
 // renderGarments draws the body at frame f with the garment positions x.

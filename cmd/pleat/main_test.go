@@ -141,34 +141,61 @@ func TestHelpHasExamples(t *testing.T) {
 	}
 }
 
-// TestDemo runs the whole pipeline on the procedural default (shortened)
-// and checks every output, the glTF files with the validator and three.js.
+// TestDemo runs the whole pipeline on a small procedural suit (a
+// two-sample database, a short elbow bend), checks every output, the glTF
+// files with the validator and three.js, and that a second run reads the
+// cached database and --rebuild-db builds it again.
 func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a database and simulates a clip")
+	}
 	dir := t.TempDir()
-	text, err := run(t, "demo", "--out", dir, "--end", "12")
+	spec := filepath.Join(dir, "elbow.json")
+	if err := os.WriteFile(spec, []byte(`{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
+	 {"role": "left_elbow", "flex": {"min": 0, "max": 90, "step": 90}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "demo")
+	args := []string{"demo", "--out", out, "--cache-dir", filepath.Join(dir, "cache"), "--spec", spec,
+		"--resolution", "700", "--transition", "0.2", "--settle-time", "0.6", "--jobs", "1",
+		"--motion", "elbowbend", "--seconds", "0.4", "--coarse-verts", "300"}
+	text, err := run(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	var glbs []string
-	for _, f := range []string{"skinning.glb", "simulated.glb", "flow.glb", "simulated.pc2", "simulated.obj", "report.html"} {
-		st, err := os.Stat(filepath.Join(dir, f))
+	for _, f := range []string{"reference.glb", "synthesized.glb", "skinning.glb", "flow.glb", "reference.pc2", "reference.obj", "report.html"} {
+		st, err := os.Stat(filepath.Join(out, f))
 		if err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
 		if strings.HasSuffix(f, ".glb") {
-			glbs = append(glbs, filepath.Join(dir, f))
+			glbs = append(glbs, filepath.Join(out, f))
 		}
 	}
-	if !strings.Contains(text, "pleat serve skinning=") {
-		t.Errorf("demo output lacks the viewer hint:\n%s", text)
-	}
-	for _, want := range []string{"collision proxy: body simplified", "edge-frames above 10%"} {
+	for _, want := range []string{"database   building 2 samples", "synthesized+transfer", "wrinkle synthesis", "flow       k =", "pleat serve reference="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, text)
 		}
 	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Against the high-resolution reference", "wang2010 Table 1", "Renders", "synthesized", "skinning", "Wrinkle flow"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 	gltfcheck.Check(t, glbs...)
-	if _, err := run(t, "demo", "--out", dir, "--end", "2", "--body-proxy", "100"); err == nil || !strings.Contains(err.Error(), "--body-proxy") {
+
+	if text, err = run(t, args...); err != nil || !strings.Contains(text, "(cached: 2 samples") {
+		t.Errorf("second run did not use the cached database: %v\n%s", err, text)
+	}
+	if text, err = run(t, append(args, "--rebuild-db")...); err != nil || !strings.Contains(text, "database   building 2 samples") {
+		t.Errorf("--rebuild-db did not build the database again: %v\n%s", err, text)
+	}
+	if _, err := run(t, "demo", "--out", out, "--end", "2", "--body-proxy", "100"); err == nil || !strings.Contains(err.Error(), "--body-proxy") {
 		t.Errorf("--body-proxy 100: got %v, want an error naming the flag", err)
 	}
 }
