@@ -2,6 +2,7 @@ package wrinkle
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/skel"
@@ -23,24 +24,45 @@ import (
 // vertices, and T(g) the transfer's offsets (Transfer.Offsets, Eqs. 5–6
 // smoothed). Every other vertex gets the plain transfer f + T(f). Each
 // role's mesh comes from a Synthesizer of its own over the same samples,
-// restricted to that role's blend vertices; a frame costs one transfer
-// more per blending role.
+// restricted to that role's blend vertices.
+//
+// T is affine in the fine mesh (Eq. 5 subtracts a weighted mean of it,
+// Eq. 6 and the smoothing are linear), and g_J differs from f only at J's
+// blend vertices, so
+//
+//	T(g_J) = T(f) − S^n A D (g_J − f),
+//
+// with D the down-sampling weights of Eq. 5: a role costs a sparse
+// down-sampling of its vertices' differences and, at those vertices only,
+// a row of S^n A, instead of a whole transfer. This equals a transfer of
+// g_J up to float rounding.
 //
 // A Prealign allocates nothing per frame and is not safe for concurrent
-// use; Close ends its synthesizers' goroutines.
+// use; it shares the transfer's goroutines, and Close ends its
+// synthesizers' goroutines.
 type Prealign struct {
 	t     *Transfer
 	roles []alignRole
-	blend []bool // vertex has two influences or more
-	g, up []geom.Vec3
-	acc   []geom.Vec3
+	// CSR of the blend vertices' roles: blend vertex bv[i] has roles
+	// bRole[bStart[i]:bStart[i+1]] (ascending) with weights bW.
+	bv     []int32
+	bStart []int32
+	bRole  []int32
+	bW     []float64
+	up     []geom.Vec3
+	// doff[k*nc+v] is role k's down-sampled difference D (g_k − f) at
+	// coarse vertex v.
+	doff []geom.Vec3
+
+	// The running frame's slices and chunk functions (see Transfer).
+	fine, dst       []geom.Vec3
+	roleFn, blendFn func(lo, hi int)
 }
 
 type alignRole struct {
 	role  Role
 	synth *Synthesizer
-	verts []int32   // the role's blend vertices
-	w     []float64 // its weight there
+	verts []int32 // the role's blend vertices
 	x     []geom.Vec3
 }
 
@@ -52,14 +74,20 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	if t.NumFine() != n {
 		return nil, fmt.Errorf("wrinkle: prealign: transfer for %d fine vertices, database garment %d", t.NumFine(), n)
 	}
-	a := &Prealign{t: t, blend: make([]bool, n), g: make([]geom.Vec3, n), up: make([]geom.Vec3, n), acc: make([]geom.Vec3, n)}
+	a := &Prealign{t: t, up: make([]geom.Vec3, n)}
 	byRole := map[Role]int{}
+	type rw struct {
+		k int32
+		w float64
+	}
+	var row []rw
+	a.bStart = []int32{0}
 	for v := 0; v < n; v++ {
 		rs, ws := db.Regions.Influences(v)
 		if len(rs) < 2 {
 			continue
 		}
-		a.blend[v] = true
+		row = row[:0]
 		for i, r := range rs {
 			k, ok := byRole[r]
 			if !ok {
@@ -68,9 +96,17 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 				a.roles = append(a.roles, alignRole{role: r})
 			}
 			a.roles[k].verts = append(a.roles[k].verts, int32(v))
-			a.roles[k].w = append(a.roles[k].w, float64(ws[i]))
+			row = append(row, rw{int32(k), float64(ws[i])})
 		}
+		slices.SortFunc(row, func(x, y rw) int { return int(x.k - y.k) })
+		a.bv = append(a.bv, int32(v))
+		for _, e := range row {
+			a.bRole, a.bW = append(a.bRole, e.k), append(a.bW, e.w)
+		}
+		a.bStart = append(a.bStart, int32(len(a.bRole)))
 	}
+	a.doff = make([]geom.Vec3, len(a.roles)*t.nc)
+	a.roleFn, a.blendFn = a.roleChunk, a.blendChunk
 	for k := range a.roles {
 		ar := &a.roles[k]
 		reg := &Regions{Region: db.Regions.Region, Offsets: make([]int32, n+1)}
@@ -124,32 +160,58 @@ func (a *Prealign) Synthesize(p skel.Pose) error {
 // result for the pose given to Synthesize) moved onto the coarse mesh
 // with the blend vertices pre-aligned per role. dst must not alias fine.
 func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
-	if err := a.t.check(fine, coarse, dst); err != nil {
+	t := a.t
+	if err := t.check(fine, coarse, dst); err != nil {
 		return err
 	}
 	if len(dst) > 0 && len(fine) > 0 && &dst[0] == &fine[0] {
 		return fmt.Errorf("wrinkle: prealign: dst aliases the fine mesh")
 	}
-	a.t.Offsets(fine, coarse, a.up)
-	for u := range a.up {
-		dst[u] = fine[u].Add(a.up[u])
-		a.acc[u] = geom.Vec3{}
+	t.frameRun(fine, coarse, a.up, dst[:t.nf])
+	a.fine, a.dst = fine, dst
+	if t.nf < transferSerialBelow {
+		a.roleChunk(0, len(a.roles))
+		a.blendChunk(0, len(a.bv))
+	} else {
+		t.pool.run(len(a.roles), 1, a.roleFn)
+		t.pool.run(len(a.bv), upChunk, a.blendFn)
 	}
-	for k := range a.roles {
-		ar := &a.roles[k]
-		copy(a.g, fine)
-		for _, v := range ar.verts {
-			a.g[v] = ar.x[v]
-		}
-		a.t.Offsets(a.g, coarse, a.up)
-		for i, v := range ar.verts {
-			a.acc[v] = a.acc[v].Add(a.g[v].Add(a.up[v]).Scale(ar.w[i]))
-		}
-	}
-	for v, b := range a.blend {
-		if b {
-			dst[v] = a.acc[v]
-		}
-	}
+	a.fine, a.dst = nil, nil
 	return nil
+}
+
+// roleChunk computes D (g_k − f) for roles [lo, hi): the differences at
+// each role's blend vertices, down-sampled with Eq. 5's weights (in the
+// order of the transfer's rows, fine vertices ascending).
+func (a *Prealign) roleChunk(lo, hi int) {
+	t, nc := a.t, a.t.nc
+	for k := lo; k < hi; k++ {
+		ar := &a.roles[k]
+		d := a.doff[k*nc : (k+1)*nc]
+		clear(d)
+		for _, u := range ar.verts {
+			e := ar.x[u].Sub(a.fine[u])
+			c, w := t.corner[u], t.dU[u]
+			for i, v := range c {
+				if w[i] != 0 {
+					d[v] = d[v].Add(e.Scale(w[i]))
+				}
+			}
+		}
+	}
+}
+
+// blendChunk writes the blend vertices bv[lo:hi]: Σ_J w_J (g_J + T(g_J)).
+func (a *Prealign) blendChunk(lo, hi int) {
+	t, nc := a.t, a.t.nc
+	for i := lo; i < hi; i++ {
+		u := int(a.bv[i])
+		var acc geom.Vec3
+		for j := a.bStart[i]; j < a.bStart[i+1]; j++ {
+			k := int(a.bRole[j])
+			up := a.up[u].Sub(t.smoothed(a.doff[k*nc:(k+1)*nc], u))
+			acc = acc.Add(a.roles[k].x[u].Add(up).Scale(a.bW[j]))
+		}
+		a.dst[u] = acc
+	}
 }

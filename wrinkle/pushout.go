@@ -3,6 +3,7 @@ package wrinkle
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -46,17 +47,37 @@ func (s *PushStats) Add(o PushStats) {
 //
 // Set the body's positions each frame with SetBody; a BodyPush keeps a
 // closest-triangle hint per garment point, allocates nothing per frame and
-// is not safe for concurrent use.
+// is not safe for concurrent use. Push splits the points over Workers
+// goroutines in fixed chunks; each point's result depends only on the
+// point and its own hint, and the chunks' stats are combined in chunk
+// order, so results do not depend on the worker count. Close ends the
+// helpers.
 type BodyPush struct {
 	// Thickness is the safety distance, m (NewBodyPush: 0 means 3 mm, the
 	// simulator's default); Reach the search distance, m (0 means 5 cm).
 	Thickness, Reach float64
-	bvh              *mesh.BVH
-	m                mesh.Mesh // the body's triangles and current positions
-	top              *mesh.Topology
-	fn, vn           []geom.Vec3 // face and vertex normals
-	hint             []int32
+	// Workers is the number of goroutines of Push and SetBody (the
+	// caller's and Workers−1 helpers); 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	bvh     *mesh.BVH
+	m       mesh.Mesh // the body's triangles and current positions
+	top     *mesh.Topology
+	fn, vn  []geom.Vec3 // face and vertex normals
+	hint    []int32
+
+	pool    *pool
+	p       []geom.Vec3 // the running Push's points
+	part    []PushStats // per chunk of the running Push
+	pushFn  func(lo, hi int)
+	refitFn func(lo, hi int)
 }
+
+// pushChunk is the number of points per chunk of Push, refitSerialBelow
+// the number of body vertices under which SetBody refits on the caller.
+const (
+	pushChunk        = 256
+	refitSerialBelow = 4096
+)
 
 // NewBodyPush prepares push-out against a body of the given triangles
 // with rest positions rest, for n garment points.
@@ -91,7 +112,33 @@ func NewBodyPush(rest []geom.Vec3, tris [][3]int32, n int, thickness, reach floa
 		b.hint[i] = -1
 	}
 	b.normals()
+	b.part = make([]PushStats, (n+pushChunk-1)/pushChunk)
+	b.pushFn, b.refitFn = b.pushRange, b.refitRange
 	return b, nil
+}
+
+// Close ends the helper goroutines; later calls run on the caller alone.
+func (b *BodyPush) Close() {
+	if b.pool != nil {
+		b.pool.stop()
+	}
+}
+
+// workers returns the pool for Workers, made at the first call and when
+// Workers changes.
+func (b *BodyPush) workers() *pool {
+	w := b.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	if b.pool == nil || b.pool.workers != w && !b.pool.stopped {
+		if b.pool != nil {
+			b.pool.stop()
+		}
+		b.pool = newPool(w)
+		runtime.AddCleanup(b, stopPool, b.pool)
+	}
+	return b.pool
 }
 
 // SetBody moves the body to positions x (same count as its rest shape).
@@ -100,9 +147,21 @@ func (b *BodyPush) SetBody(x []geom.Vec3) error {
 		return fmt.Errorf("wrinkle: body has %d vertices, got %d positions", len(b.m.Verts), len(x))
 	}
 	copy(b.m.Verts, x)
-	b.bvh.Refit(b.m.Verts)
+	if np := b.bvh.RefitParts(); len(x) >= refitSerialBelow && np > 1 {
+		b.workers().run(np, 1, b.refitFn)
+		b.bvh.RefitTop()
+	} else {
+		b.bvh.Refit(b.m.Verts)
+	}
 	b.normals()
 	return nil
+}
+
+// refitRange refits the BVH's parts [lo, hi).
+func (b *BodyPush) refitRange(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		b.bvh.RefitPart(b.m.Verts, i)
+	}
 }
 
 func (b *BodyPush) normals() {
@@ -148,36 +207,61 @@ func (b *BodyPush) Push(p []geom.Vec3) (PushStats, error) {
 	if len(p) != len(b.hint) {
 		return st, fmt.Errorf("wrinkle: push-out of %d points, prepared for %d", len(p), len(b.hint))
 	}
-	for i, x := range p {
-		h, ok := b.bvh.ClosestPointFrom(x, b.Reach, b.hint[i])
-		if !ok {
-			continue
+	b.p = p
+	if len(p) < transferSerialBelow {
+		for lo := 0; lo < len(p); lo += pushChunk {
+			b.pushRange(lo, min(lo+pushChunk, len(p)))
 		}
-		b.hint[i] = h.Tri
-		d := x.Sub(h.Point)
-		dist := d.Len()
-		pn := b.pseudoNormal(h.Tri, h.Bary)
-		inside := d.Dot(pn) < 0
-		var m geom.Vec3
-		switch {
-		case dist > 1e-12 && inside:
-			m = d.Scale(-1 / dist)
-			st.Inside++
-			if dist > DeepPenetration {
-				st.Deep++
-			}
-			st.MaxDepth = math.Max(st.MaxDepth, dist)
-		case dist > 1e-12:
-			m = d.Scale(1 / dist)
-		default:
-			if l := pn.Len(); l > 0 {
-				m = pn.Scale(1 / l)
-			}
-		}
-		if (inside || dist < b.Thickness) && m.Len2() > 0 {
-			p[i] = h.Point.Add(m.Scale(b.Thickness))
-			st.Pushed++
-		}
+	} else {
+		b.workers().run(len(p), pushChunk, b.pushFn)
+	}
+	b.p = nil
+	for _, ps := range b.part {
+		st.Add(ps)
 	}
 	return st, nil
+}
+
+// pushRange pushes points [lo, hi), a chunk of pushChunk, and stores the
+// chunk's stats.
+func (b *BodyPush) pushRange(lo, hi int) {
+	var st PushStats
+	for i := lo; i < hi; i++ {
+		b.pushPoint(i, &st)
+	}
+	b.part[lo/pushChunk] = st
+}
+
+// pushPoint moves point i out of the body and counts it into st.
+func (b *BodyPush) pushPoint(i int, st *PushStats) {
+	x := b.p[i]
+	h, ok := b.bvh.ClosestPointFrom(x, b.Reach, b.hint[i])
+	if !ok {
+		return
+	}
+	b.hint[i] = h.Tri
+	d := x.Sub(h.Point)
+	dist := d.Len()
+	pn := b.pseudoNormal(h.Tri, h.Bary)
+	inside := d.Dot(pn) < 0
+	var m geom.Vec3
+	switch {
+	case dist > 1e-12 && inside:
+		m = d.Scale(-1 / dist)
+		st.Inside++
+		if dist > DeepPenetration {
+			st.Deep++
+		}
+		st.MaxDepth = math.Max(st.MaxDepth, dist)
+	case dist > 1e-12:
+		m = d.Scale(1 / dist)
+	default:
+		if l := pn.Len(); l > 0 {
+			m = pn.Scale(1 / l)
+		}
+	}
+	if (inside || dist < b.Thickness) && m.Len2() > 0 {
+		b.p[i] = h.Point.Add(m.Scale(b.Thickness))
+		st.Pushed++
+	}
 }

@@ -3,6 +3,8 @@ package wrinkle
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -16,6 +18,10 @@ type TransferOptions struct {
 	// barycentric up-sampling is not C¹ across the coarse mesh's edges,
 	// which shows as shallow folds along them). 0 means 10; negative none.
 	Smooth int
+	// Workers is the number of goroutines that share a frame (the
+	// caller's and Workers−1 helpers); 0 means runtime.GOMAXPROCS(0).
+	// Results do not depend on it.
+	Workers int
 }
 
 const defaultTransferSmooth = 10
@@ -45,8 +51,18 @@ const defaultTransferSmooth = 10
 // transfer of the rest shapes onto each other is the identity, and a fine
 // mesh that moves rigidly with the coarse one is moved with it.
 //
+// S is linear and fixed, so it is folded into the up-sampling once: each
+// fine vertex's smoothed offset is one weighted sum of coarse offsets,
+// row u of S^n A (n smoothing steps, A the barycentric up-sampling),
+// which has the support of u's n-ring. A frame is then one pass over the
+// coarse vertices (Eq. 5) and one over the fine ones, instead of n + 1.
+// The result is the n Jacobi steps' up to float rounding (the sums are
+// taken in another order; about 1e-16 of the offsets).
+//
 // A Transfer allocates nothing per frame and is not safe for concurrent
-// use.
+// use. Frames are split over TransferOptions.Workers goroutines in fixed
+// chunks of vertices that write disjoint outputs, so results do not
+// depend on the worker count; Close ends the helpers.
 type Transfer struct {
 	nf, nc int
 	// corner[u] and bary[u]: u's coarse triangle and barycentric weights.
@@ -54,10 +70,17 @@ type Transfer struct {
 	bary   [][3]float64
 	// CSR of a_uv by coarse vertex: fine vertices dFine[dStart[v]:dStart[v+1]]
 	// with weights dW, normalised to sum 1 (empty: v is no corner of any
-	// projection and its offset is unused).
+	// projection and its offset is unused). dU[u][k] is u's weight in the
+	// row of corner[u][k] (0 where bary[u][k] is 0).
 	dStart []int32
 	dFine  []int32
 	dW     []float64
+	dU     [][3]float64
+	// CSR of S^n A by fine vertex: coarse vertices uCol[uStart[u]:uStart[u+1]]
+	// (ascending) with weights uW.
+	uStart []int32
+	uCol   []int32
+	uW     []float64
 	// ref[v] is the neighbour that fixes v's tangent; bias[v] is b(v) as
 	// (tangent, normal, binormal) components.
 	ref  []int32
@@ -66,13 +89,16 @@ type Transfer struct {
 	// stores o(v) in local components instead of subtracting b(v).
 	measured bool
 	// cm is the coarse mesh with its positions swapped in per frame.
-	cm       mesh.Mesh
-	smoother *mesh.Smoother
-	smooth   mesh.SmoothParams
+	cm mesh.Mesh
 	// per-frame scratch
 	cn  []geom.Vec3 // coarse vertex normals
 	off []geom.Vec3 // o(v)
-	up  []geom.Vec3 // up-sampled offsets on the fine mesh
+
+	pool *pool
+	// The running frame's slices and the chunk functions that read them
+	// (method values made once, so that a frame allocates nothing).
+	fine, coarse, up, dst []geom.Vec3
+	downFn, upFn          func(lo, hi int)
 }
 
 // NewTransfer computes the correspondence between the fine and the coarse
@@ -93,8 +119,7 @@ func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt Tr
 			len(finePiece), len(coarsePiece), nf, nc)
 	}
 	t := &Transfer{nf: nf, nc: nc, corner: make([][3]int32, nf), bary: make([][3]float64, nf),
-		cm: mesh.Mesh{Tris: coarse.Tris}, cn: make([]geom.Vec3, nc),
-		off: make([]geom.Vec3, nc), up: make([]geom.Vec3, nf)}
+		cm: mesh.Mesh{Tris: coarse.Tris}, cn: make([]geom.Vec3, nc), off: make([]geom.Vec3, nc)}
 	if err := t.project(fine, coarse, finePiece, coarsePiece); err != nil {
 		return nil, err
 	}
@@ -103,11 +128,11 @@ func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt Tr
 	if err != nil {
 		return nil, fmt.Errorf("wrinkle: transfer: fine mesh: %w", err)
 	}
-	t.smoother = mesh.NewSmoother(mesh.NewUniformLaplacian(top))
-	t.smooth = mesh.SmoothParams{Lambda: 0.5, Iterations: opt.Smooth}
-	if opt.Smooth == 0 {
-		t.smooth.Iterations = defaultTransferSmooth
+	iters := opt.Smooth
+	if iters == 0 {
+		iters = defaultTransferSmooth
 	}
+	t.upOperator(top, max(iters, 0), transferLambda)
 	ctop, err := mesh.NewTopology(coarse)
 	if err != nil {
 		return nil, fmt.Errorf("wrinkle: transfer: coarse mesh: %w", err)
@@ -119,6 +144,13 @@ func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt Tr
 			t.ref[v] = ctop.Ring[a]
 		}
 	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	t.pool = newPool(workers)
+	runtime.AddCleanup(t, stopPool, t.pool)
+	t.downFn, t.upFn = t.downChunk, t.upChunk
 	// b(v): the rest shapes' offsets, in each vertex's local frame.
 	t.bias = make([]geom.Vec3, nc)
 	t.offsets(fine.Verts, coarse.Verts)
@@ -126,6 +158,9 @@ func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt Tr
 	t.measured = true
 	return t, nil
 }
+
+// Close ends the helper goroutines; later frames run on the caller alone.
+func (t *Transfer) Close() { t.pool.stop() }
 
 // project finds each fine vertex's closest coarse triangle of its piece.
 func (t *Transfer) project(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32) error {
@@ -184,6 +219,7 @@ func (t *Transfer) downWeights() {
 			}
 		}
 	}
+	sum := make([]float64, t.nc)
 	for v := 0; v < t.nc; v++ {
 		s := 0.0
 		for i := t.dStart[v]; i < t.dStart[v+1]; i++ {
@@ -191,6 +227,102 @@ func (t *Transfer) downWeights() {
 		}
 		for i := t.dStart[v]; i < t.dStart[v+1]; i++ {
 			t.dW[i] /= s
+		}
+		sum[v] = s
+	}
+	t.dU = make([][3]float64, t.nf)
+	for u, c := range t.corner {
+		for k, v := range c {
+			if a := t.bary[u][k]; a > 0 {
+				t.dU[u][k] = a / sum[v]
+			}
+		}
+	}
+}
+
+// transferLambda is the step λ of the smoothing S.
+const transferLambda = 0.5
+
+// upOperator sets uStart, uCol and uW to S^iters A: the barycentric
+// up-sampling A (a_uv) followed by iters Jacobi steps of umbrella
+// smoothing on the fine mesh,
+//
+//	f_u ← f_u + λ Σ_{j ∈ N(u)} (f_j − f_u) / |N(u)|,
+//
+// (vertices without neighbours unchanged), as mesh.Smoother does. Column v
+// is the smoothing of A's column v, a scalar field whose support grows by
+// one ring per step from the fine vertices projected next to v.
+func (t *Transfer) upOperator(top *mesh.Topology, iters int, lambda float64) {
+	type entry struct {
+		u int32
+		w float64
+	}
+	cur, nxt := make([]float64, t.nf), make([]float64, t.nf)
+	in := make([]bool, t.nf)
+	var act, grown []int32
+	cols := make([][]entry, t.nc)
+	count := make([]int32, t.nf+1)
+	for v := 0; v < t.nc; v++ {
+		act = act[:0]
+		for i := t.dStart[v]; i < t.dStart[v+1]; i++ {
+			u := t.dFine[i]
+			for k, c := range t.corner[u] {
+				if c == int32(v) {
+					cur[u] = t.bary[u][k]
+				}
+			}
+			in[u] = true
+			act = append(act, u)
+		}
+		for range iters {
+			grown = append(grown[:0], act...)
+			for _, u := range act {
+				for _, j := range top.Ring[top.RingStart[u]:top.RingStart[u+1]] {
+					if !in[j] {
+						in[j] = true
+						grown = append(grown, j)
+					}
+				}
+			}
+			for _, u := range grown {
+				a, b := top.RingStart[u], top.RingStart[u+1]
+				fu := cur[u]
+				if a == b {
+					nxt[u] = fu
+					continue
+				}
+				w := 1 / float64(b-a)
+				d := 0.0
+				for _, j := range top.Ring[a:b] {
+					d += w * (cur[j] - fu)
+				}
+				nxt[u] = fu + lambda*d
+			}
+			for _, u := range grown {
+				cur[u] = nxt[u]
+			}
+			act, grown = grown, act
+		}
+		slices.Sort(act)
+		for _, u := range act {
+			if cur[u] != 0 {
+				cols[v] = append(cols[v], entry{u, cur[u]})
+				count[u+1]++
+			}
+			cur[u], nxt[u], in[u] = 0, 0, false
+		}
+	}
+	for u := 0; u < t.nf; u++ {
+		count[u+1] += count[u]
+	}
+	t.uStart = count
+	n := count[t.nf]
+	t.uCol, t.uW = make([]int32, n), make([]float64, n)
+	fill := append([]int32(nil), count[:t.nf]...)
+	for v, col := range cols {
+		for _, e := range col {
+			t.uCol[fill[e.u]], t.uW[fill[e.u]] = int32(v), e.w
+			fill[e.u]++
 		}
 	}
 }
@@ -207,10 +339,7 @@ func (t *Transfer) Apply(fine, coarse, dst []geom.Vec3) error {
 	if err := t.check(fine, coarse, dst); err != nil {
 		return err
 	}
-	t.Offsets(fine, coarse, t.up)
-	for u := range t.up {
-		dst[u] = fine[u].Add(t.up[u])
-	}
+	t.frameRun(fine, coarse, nil, dst[:t.nf])
 	return nil
 }
 
@@ -226,21 +355,53 @@ func (t *Transfer) check(fine, coarse, dst []geom.Vec3) error {
 // move fine onto coarse: Apply's dst − fine. Slices must have Apply's
 // lengths (it panics otherwise: use Apply for unchecked input).
 func (t *Transfer) Offsets(fine, coarse, up []geom.Vec3) {
-	t.offsets(fine, coarse)
-	for u := range up[:t.nf] {
-		c, w := t.corner[u], t.bary[u]
-		up[u] = t.off[c[0]].Scale(w[0]).Add(t.off[c[1]].Scale(w[1])).Add(t.off[c[2]].Scale(w[2]))
+	t.frameRun(fine, coarse, up[:t.nf], nil)
+}
+
+// downChunk and upChunk are the chunk lengths of a frame, in coarse and
+// fine vertices.
+const (
+	downChunk = 64
+	upChunk   = 1024
+)
+
+// transferSerialBelow is the fine vertex count under which a frame (and a
+// push-out) runs on the caller alone: waking a helper costs microseconds.
+// Tests lower it to run small meshes in chunks.
+var transferSerialBelow = 4096
+
+// frameRun computes o(v) (Eq. 5), then per fine vertex its smoothed
+// up-sampled offset (Eq. 6), written to up if non-nil and added to fine
+// into dst if non-nil.
+func (t *Transfer) frameRun(fine, coarse, up, dst []geom.Vec3) {
+	t.cm.Verts = coarse
+	t.cn = mesh.VertexNormals(&t.cm, t.cn)
+	t.fine, t.coarse, t.up, t.dst = fine, coarse, up, dst
+	if t.nf < transferSerialBelow {
+		t.downChunk(0, t.nc)
+		t.upChunk(0, t.nf)
+	} else {
+		t.pool.run(t.nc, downChunk, t.downFn)
+		t.pool.run(t.nf, upChunk, t.upFn)
 	}
-	if t.smooth.Iterations > 0 {
-		t.smoother.Vec3(up[:t.nf], t.smooth)
-	}
+	t.fine, t.coarse, t.up, t.dst = nil, nil, nil, nil
+	t.cm.Verts = nil
 }
 
 // offsets computes o(v) of Eq. 5 into t.off, less the rest bias b(v).
 func (t *Transfer) offsets(fine, coarse []geom.Vec3) {
 	t.cm.Verts = coarse
 	t.cn = mesh.VertexNormals(&t.cm, t.cn)
-	for v := 0; v < t.nc; v++ {
+	t.fine, t.coarse = fine, coarse
+	t.downChunk(0, t.nc)
+	t.fine, t.coarse = nil, nil
+	t.cm.Verts = nil
+}
+
+// downChunk computes o(v) for coarse vertices [lo, hi) (Eq. 5).
+func (t *Transfer) downChunk(lo, hi int) {
+	fine, coarse := t.fine, t.coarse
+	for v := lo; v < hi; v++ {
 		a, b := t.dStart[v], t.dStart[v+1]
 		if a == b {
 			t.off[v] = geom.Vec3{}
@@ -260,6 +421,35 @@ func (t *Transfer) offsets(fine, coarse []geom.Vec3) {
 		}
 		t.off[v] = o
 	}
+}
+
+// upChunk computes the smoothed up-sampled offsets (S^n A o)(u) of fine
+// vertices [lo, hi) (Eq. 6).
+func (t *Transfer) upChunk(lo, hi int) {
+	off, up, dst, fine := t.off, t.up, t.dst, t.fine
+	for u := lo; u < hi; u++ {
+		x := t.smoothed(off, u)
+		if up != nil {
+			up[u] = x
+		}
+		if dst != nil {
+			dst[u] = fine[u].Add(x)
+		}
+	}
+}
+
+// smoothed returns row u of S^n A applied to the coarse field o.
+func (t *Transfer) smoothed(o []geom.Vec3, u int) geom.Vec3 {
+	var x, y, z float64
+	a, b := t.uStart[u], t.uStart[u+1]
+	col, w := t.uCol[a:b], t.uW[a:b:b]
+	for k, v := range col {
+		q, wk := o[v], w[k]
+		x += wk * q.X
+		y += wk * q.Y
+		z += wk * q.Z
+	}
+	return geom.Vec3{X: x, Y: y, Z: z}
 }
 
 // frame returns coarse vertex v's local frame: tangent towards its

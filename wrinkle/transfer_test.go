@@ -249,3 +249,55 @@ func TestBodyPush(t *testing.T) {
 		t.Error("bad body triangle accepted")
 	}
 }
+
+// TestTransferSmoothOperator checks that the folded operator S^n A gives
+// the n Jacobi steps of mesh.Smoother on the up-sampled offsets (to float
+// rounding: the sums are taken in another order), and that frames are
+// bit-identical for any worker count.
+func TestTransferSmoothOperator(t *testing.T) {
+	fine := tube(0.05, 0.4, 80, 100) // 8181 vertices: frames run in chunks
+	c := coarseOf(t, fine, 300)
+	coarse := append([]geom.Vec3(nil), c.Mesh.Verts...)
+	for v, p := range coarse {
+		coarse[v] = p.Add(geom.V(0.01*math.Sin(20*p.Y), 0.003*p.X, 0.02*p.Y*p.Y))
+	}
+	raw, err := wrinkle.NewTransfer(fine, c.Mesh, c.FinePiece, c.VertPiece, wrinkle.TransferOptions{Smooth: -1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]geom.Vec3, len(fine.Verts))
+	raw.Offsets(fine.Verts, coarse, want)
+	top, err := mesh.NewTopology(fine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh.NewSmoother(mesh.NewUniformLaplacian(top)).Vec3(want, mesh.SmoothParams{Lambda: 0.5, Iterations: 10})
+	var ref []geom.Vec3
+	for _, workers := range []int{1, 2, 3} {
+		tr, err := wrinkle.NewTransfer(fine, c.Mesh, c.FinePiece, c.VertPiece, wrinkle.TransferOptions{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]geom.Vec3, len(fine.Verts))
+		tr.Offsets(fine.Verts, coarse, got)
+		tr.Close()
+		if ref == nil {
+			ref = got
+			scale := 0.0
+			for _, w := range want {
+				scale = math.Max(scale, w.Len())
+			}
+			d := maxDist(got, want)
+			t.Logf("folded smoothing against the Jacobi steps: %.3g m (offsets up to %.3g m)", d, scale)
+			if d > 1e-14*scale {
+				t.Errorf("folded smoothing differs from the Jacobi steps by %.3g m (offsets up to %.3g m)", d, scale)
+			}
+			continue
+		}
+		for u := range got {
+			if got[u] != ref[u] {
+				t.Fatalf("%d workers: vertex %d offset %v, with 1 worker %v", workers, u, got[u], ref[u])
+			}
+		}
+	}
+}
