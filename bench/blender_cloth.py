@@ -9,9 +9,9 @@
 #   garment triangles       int32   [nt][3]
 #   garment start positions float32 [nv][3]   (pleat's settled frame 0)
 #   pinned vertex ids       int32   [np]
-#   pin targets             float32 [frames][np][3] (skinned positions)
-#   body triangles          int32   [ntb][3]
-#   body positions          float32 [frames][nvb][3] (skinned body per frame)
+#   pin targets             float32 [frames][np][3] (pleat's attachment targets)
+#   body triangles          int32   [ntb][3]  (pleat's collision proxy)
+#   body positions          float32 [frames][nvb][3] (the proxy skinned per frame)
 # and the cloth settings. It writes the garment positions per frame
 # (float32 [frames][nv][3], pleat's frame) and a JSON file of timings.
 #
@@ -22,7 +22,7 @@
 #     interpolation) and a Collision modifier;
 #   - garment: a mesh whose basis is the rest shape (cloth rest_shape_key), a
 #     shape key per frame holding the start positions with the pinned
-#     vertices moved to that frame's skinned targets, and a Cloth modifier
+#     vertices moved to that frame's targets, and a Cloth modifier
 #     pinning the vertex group "pin" (weight 1: Blender moves vertices with
 #     goal >= 0.999 with the input mesh, i.e. hard pins).
 # Each frame is timed around scene.frame_set(f); reading the evaluated mesh

@@ -26,7 +26,8 @@ Benchmarks:
   sim   garment simulation: ms per 30 fps frame for a ~25k-vertex garment on
         the walking MakeHuman character and frames/s for a ~700-vertex coarse
         garment, side by side with Blender's cloth on the same mesh, frame
-        rate, pinned vertices and collision body.`,
+        rate, attachment targets and collision proxy, with Blender's steps
+        per frame searched until its quality reaches pleat's.`,
 		Example: `  pleat bench sim --frames 60
   pleat bench sim --no-blender --cases coarse
   pleat bench synth --verts 46000`,
@@ -132,24 +133,35 @@ modifier on the same scenes and scores both with the same code:
           trousers at --coarse-verts (about 700) vertices, not subdivided.
 
 pleat settles the garment into the first pose (frame 0); Blender starts from
-that settled frame 0 with the same rest shape, the same pinned top loops
-(waistband, collar) following their skinned positions, the same skinned body
-per frame as a collision object, a collision distance equal to pleat's 3 mm
-thickness, self-collision off, as many steps per frame as pleat's substeps
-(2, or --substeps), and mass and stiffness converted from the same fabric (see
-bench/README.md). Blender runs headless (blender -b) with the script
-bench/blender_cloth.py, embedded in this binary.
+that settled frame 0 with the same rest shape, collides with pleat's own
+collision proxy (the body simplified and moved out to enclose it, skinned
+per frame), pins the attached loops (waistband, collar) to the targets pleat
+computed for them each frame, keeps a collision distance equal to pleat's
+3 mm thickness, runs with self-collision off, and has mass and stiffness
+converted from the same fabric (see bench/README.md). Blender runs headless
+(blender -b) with the script bench/blender_cloth.py, embedded in this
+binary.
+
+Blender runs first at its default 5 steps per frame (--blender-quality).
+Then its steps per frame are searched (doubling, then bisecting, up to
+--max-quality) for the fewest at which its max edge strain and its
+penetrations deeper than 2 mm are at most pleat's; each try is one more
+Blender run. The search is skipped with --no-search.
 
 Reported per side: median (min–max) ms per frame over frames 1.., frames/s,
 the largest edge strain against the rest lengths, and the vertex-frames more
-than 2 mm inside the body; and the speed ratio of this run, also net of
-Blender's frame-update overhead (shape keys and collision BVH, timed with the
-cloth disabled). A missing blender or a failing side is reported and the
-other side still runs.`,
+than 2 mm inside the full body; the speed ratio of this run at Blender's
+default and at matched quality (or, when Blender never reaches pleat's
+quality, at the most steps tried), also net of Blender's frame-update
+overhead (shape keys and collision BVH, timed with the cloth disabled). A
+missing blender or a failing side is reported and the other side still
+runs.`,
 		Example: `  pleat bench sim                                   # both cases, 60 frames, with Blender if installed
   pleat bench sim --frames 20 --no-blender
   pleat bench sim --assets /data/pleat-assets --blender /opt/blender/blender --json > bench.json
   pleat bench sim --cases coarse --coarse-verts 700
+  pleat bench sim --cases coarse --frames 20            # the quickest comparison with Blender's quality search
+  pleat bench sim --cases coarse --blender-quality 2 --no-search
   pleat bench sim --cases coarse --substeps 1           # one substep per frame: faster, coarser contacts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -189,7 +201,9 @@ other side still runs.`,
 	fl.IntVar(&opt.CoarseVerts, "coarse-verts", 700, "resolution of the coarse procedural garments")
 	fl.StringVar(&cases, "cases", "", "comma-separated cases: walk, coarse (default both)")
 	fl.StringVar(&opt.Fabric, "fabric", "denim", "fabric preset of every garment")
-	fl.IntVar(&opt.BlenderQuality, "blender-quality", 0, "Blender cloth steps per frame (0: pleat's substeps)")
+	fl.IntVar(&opt.BlenderQuality, "blender-quality", bench.BlenderDefaultQuality, "Blender cloth steps per frame of its first run (Blender's default: 5)")
+	fl.IntVar(&opt.MaxQuality, "max-quality", 20, "most Blender steps per frame the quality search tries")
+	fl.BoolVar(&opt.NoSearch, "no-search", false, "run Blender at --blender-quality only, without searching the steps that match pleat's quality")
 	fl.IntVar(&opt.Substeps, "substeps", 0, "pleat's cloth substeps per frame (0: one per 1/60 s); fewer is faster and less accurate")
 	fl.StringVar(&opt.WorkDir, "keep", "", "keep the files exchanged with Blender in this folder")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")

@@ -11,6 +11,9 @@ import (
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
 )
 
 func TestVec3sRoundTrip(t *testing.T) {
@@ -173,7 +176,7 @@ func TestSimBenchCoarse(t *testing.T) {
 		if c.Pleat.Err != "" || !c.Pleat.Ran {
 			t.Skipf("sim.Run failed (reported, not a harness bug): %s", c.Pleat.Err)
 		}
-		if c.Verts == 0 || c.Pins == 0 || c.Pleat.Time.Frames != 3 || c.Pleat.Quality.Frames != 3 {
+		if c.Verts == 0 || c.Pins == 0 || c.ProxyTris == 0 || c.ProxyTris >= c.BodyTris || c.Pleat.Time.Frames != 3 || c.Pleat.Quality.Frames != 3 {
 			t.Errorf("case %+v", c)
 		}
 		if c.Substeps != tc.want {
@@ -218,23 +221,97 @@ func TestBlenderCoarse(t *testing.T) {
 	if c.Blender.Time.Frames != 3 || c.Blender.Quality.Frames != 3 {
 		t.Errorf("Blender side %+v", c.Blender)
 	}
+	// The search starts at Blender's default and ends matched, or having
+	// tried the cap.
+	if len(c.Search) == 0 || c.Search[0].Steps != BlenderDefaultQuality {
+		t.Fatalf("search %+v", c.Search)
+	}
+	if c.Matched == 0 && mostSteps(c.Search).Steps != 20 {
+		t.Errorf("unmatched, and the cap was not tried: %+v", c.Search)
+	}
+	if c.Matched > 0 && (!c.BlenderMatched.Ran || !(c.MatchedRatio > 0)) {
+		t.Errorf("matched at %d steps without a run: %+v", c.Matched, c.BlenderMatched)
+	}
 }
 
-// TestQualityGap: the table says when Blender's errors are far larger than
-// pleat's, and only then.
-func TestQualityGap(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		pq, bq Quality
-		want   bool
-	}{
-		{"far worse", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 9, Deep: 90000}, true},
-		{"strain close", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 0.2, Deep: 90000}, false},
-		{"penetration close", Quality{MaxStrain: 0.1, Deep: 100}, Quality{MaxStrain: 9, Deep: 150}, false},
-		{"pleat worse", Quality{MaxStrain: 1, Deep: 1000}, Quality{MaxStrain: 0.1, Deep: 10}, false},
+// TestSearchSteps: the search finds the fewest steps that reach a
+// threshold from below and from above the first value, tries no value
+// twice and stays within a few tries; unreachable thresholds give 0.
+func TestSearchSteps(t *testing.T) {
+	for _, tc := range []struct{ first, most, need, want, maxTries int }{
+		{5, 20, 1, 1, 3},   // reached at 5: bisect 2, 1
+		{5, 20, 5, 5, 4},   // 5 reached; 2, 3, 4 not
+		{5, 20, 7, 7, 4},   // 5 no, 10 yes, then 7, 6
+		{5, 20, 13, 13, 6}, // 5, 10, 20, then 15, 12, 13
+		{5, 20, 20, 20, 7}, // 5, 10, 20, then 15, 17, 18, 19
+		{5, 20, 21, 0, 3},  // 5, 10, 20: never
+		{2, 20, 3, 3, 3},
+		{30, 20, 25, 0, 1}, // first above most: capped
+		{1, 1, 1, 1, 1},
 	} {
-		if got := qualityGap(tc.pq, tc.bq) != ""; got != tc.want {
-			t.Errorf("%s: hint %v, want %v", tc.name, got, tc.want)
+		tried := map[int]bool{}
+		got := searchSteps(tc.first, tc.most, func(q int) bool {
+			if tried[q] {
+				t.Errorf("first %d most %d need %d: %d tried twice", tc.first, tc.most, tc.need, q)
+			}
+			if q < 1 || q > tc.most {
+				t.Errorf("first %d most %d need %d: tried %d out of [1, most]", tc.first, tc.most, tc.need, q)
+			}
+			tried[q] = true
+			return q >= tc.need
+		})
+		if got != tc.want || len(tried) > tc.maxTries {
+			t.Errorf("first %d most %d need %d: got %d in %d tries, want %d in at most %d", tc.first, tc.most, tc.need, got, len(tried), tc.want, tc.maxTries)
 		}
+	}
+}
+
+// TestBlenderInputFollowsPleat: Blender's input is pleat's collision
+// proxy skinned per frame and pleat's own attachment targets.
+func TestBlenderInputFollowsPleat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	s, err := scene.Load(scene.Spec{Resolution: 700, FPS: FPS, End: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := sim.Options{Thickness: thickness, KeepTargets: true}
+	res, err := sim.Run(context.Background(), s, opt, nil)
+	if err != nil {
+		t.Skipf("sim.Run failed (reported, not a harness bug): %v", err)
+	}
+	var skins [][]geom.Rigid
+	for _, p := range s.Clip.Poses {
+		skins = append(skins, skel.SkinMatrices(s.Character.Skeleton, p, nil))
+	}
+	in, rest, err := blenderInput(s, res, opt, skins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nf := res.NumFrames()
+	if len(in.BodyFrames) != nf || len(in.PinTargets) != nf || len(rest.Verts) != len(in.Start) {
+		t.Fatalf("%d body frames, %d pin frames for %d frames; %d start positions for %d vertices", len(in.BodyFrames), len(in.PinTargets), nf, len(in.Start), len(rest.Verts))
+	}
+	if n := len(in.BodyTris); n == 0 || n >= len(s.Character.Body.Tris) {
+		t.Errorf("collision body of %d triangles: not the proxy of the %d-triangle body", n, len(s.Character.Body.Tris))
+	}
+	if len(in.Pins) == 0 {
+		t.Fatal("no pinned vertices")
+	}
+	// The pins end each of pleat's frames near pleat's targets.
+	_, frames := res.Merged()
+	worst := 0.0
+	for f := range nf {
+		for k, v := range in.Pins {
+			worst = max(worst, frames[f][v].Dist(in.PinTargets[f][k]))
+		}
+	}
+	if worst > 0.01 {
+		t.Errorf("a pinned vertex is %.1f mm from its target in pleat's frames", 1000*worst)
+	}
+	// The proxy moves with the clip.
+	if in.BodyFrames[0][0] == in.BodyFrames[nf-1][0] && in.BodyFrames[0][len(in.BodyFrames[0])/2] == in.BodyFrames[nf-1][len(in.BodyFrames[0])/2] {
+		t.Error("the collision proxy does not move with the clip")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -196,6 +197,10 @@ type blenderTimes struct {
 	SetupS     float64   `json:"setup_s"`
 	RenderThds int       `json:"threads"`
 }
+
+// ErrNoBlender is returned by RunBlender when no blender executable is
+// found.
+var ErrNoBlender = errors.New("bench: blender not found (Debian: apt-get install blender python3-numpy; or pass its path)")
 
 // FindBlender returns the path of the blender executable: path itself when
 // given, else "blender" on the PATH; ErrNoBlender when there is none.

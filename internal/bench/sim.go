@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pleat-dev/pleat/cloth"
-	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
@@ -53,9 +52,15 @@ type SimOptions struct {
 	Blender string
 	// NoBlender skips the Blender side.
 	NoBlender bool
-	// BlenderQuality is the cloth quality (steps per frame) given to
-	// Blender; 0 means pleat's substeps per frame.
+	// BlenderQuality is the cloth quality (steps per frame) of Blender's
+	// first run, the one reported as Blender's default; 0 means Blender's
+	// own default, BlenderDefaultQuality.
 	BlenderQuality int
+	// MaxQuality caps the quality search (see SimCase.Search); 0 means
+	// 20 steps per frame.
+	MaxQuality int
+	// NoSearch runs Blender at BlenderQuality only.
+	NoSearch bool
 	// Substeps is pleat's cloth substeps per frame; 0 means sim's default
 	// (one per 1/60 s: 2 at 30 fps).
 	Substeps int
@@ -85,7 +90,20 @@ func (o *SimOptions) defaults() {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	if o.BlenderQuality == 0 {
+		o.BlenderQuality = BlenderDefaultQuality
+	}
+	if o.MaxQuality == 0 {
+		o.MaxQuality = 20
+	}
 }
+
+// BlenderDefaultQuality is the cloth modifier's default steps per frame
+// (ClothSettings.quality in Blender 2.8 to 4.x).
+const BlenderDefaultQuality = 5
+
+// thickness is the body safety distance of both sides, m (sim's default).
+const thickness = 0.003
 
 // FPS is the frame rate of every case.
 const FPS = 30
@@ -103,21 +121,46 @@ type SimCase struct {
 	Name  string
 	Scene string
 	// Verts, Tris and Pins describe the simulated garment (all pieces);
-	// BodyVerts and BodyTris the collision body.
-	Verts, Tris, Pins   int
-	BodyVerts, BodyTris int
+	// BodyVerts and BodyTris the character's body, on which penetration is
+	// scored; ProxyVerts and ProxyTris pleat's collision proxy, which both
+	// sides collide with.
+	Verts, Tris, Pins     int
+	BodyVerts, BodyTris   int
+	ProxyVerts, ProxyTris int
 	// Frames is the number of frames asked (including frame 0); FPS their
 	// rate; Substeps pleat's cloth substeps per frame.
 	Frames   int
 	FPS      float64
 	Substeps int
 	Pleat    Side
-	Blender  Side
+	// Blender is Blender at SimOptions.BlenderQuality steps per frame (its
+	// default, 5, unless asked otherwise).
+	Blender Side
 	// Ratio is Blender's median time per frame over pleat's, both measured
 	// in this run; NetRatio uses Blender's time less its frame-update
 	// overhead (Side.Overhead). 0 when a side is missing.
 	Ratio, NetRatio float64
-	Notes           []string
+	// Search lists Blender's runs in the order the quality search made
+	// them (the first is Blender above). Matched is the fewest steps per
+	// frame found at which Blender's max strain and deep penetrations are
+	// at most pleat's, 0 when none up to SimOptions.MaxQuality is;
+	// BlenderMatched is that run and MatchedRatio, MatchedNetRatio its
+	// ratios as above.
+	Search                        []QualityTry
+	Matched                       int
+	BlenderMatched                Side
+	MatchedRatio, MatchedNetRatio float64
+	Notes                         []string
+}
+
+// QualityTry is one Blender run of the quality search.
+type QualityTry struct {
+	// Steps is Blender's cloth quality, steps per frame.
+	Steps int
+	// Reached is true when the run's max strain and deep penetrations are
+	// at most pleat's and it had no error.
+	Reached bool
+	Side    Side
 }
 
 // Side is one simulator's result on a case.
@@ -157,6 +200,9 @@ func SimBench(ctx context.Context, opt SimOptions) (*SimReport, error) {
 	if opt.Substeps < 0 || opt.Substeps > 1000 {
 		return nil, fmt.Errorf("bench: %d substeps out of range [0, 1000]", opt.Substeps)
 	}
+	if opt.BlenderQuality < 1 || opt.BlenderQuality > 1000 || opt.MaxQuality < 1 || opt.MaxQuality > 1000 {
+		return nil, fmt.Errorf("bench: Blender quality %d or its cap %d out of range [1, 1000]", opt.BlenderQuality, opt.MaxQuality)
+	}
 	rep := &SimReport{GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), GoVersion: runtime.Version()}
 	for _, name := range opt.Cases {
 		var spec scene.Spec
@@ -195,7 +241,9 @@ func SimBench(ctx context.Context, opt SimOptions) (*SimReport, error) {
 	return rep, nil
 }
 
-// runCase loads the scene and runs both sides.
+// runCase loads the scene, runs pleat, then Blender on pleat's garment,
+// collision proxy and attachment targets (blenderInput), with the quality
+// search.
 func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt SimOptions) error {
 	fmt.Fprintf(opt.Log, "%s: loading scene\n", c.Name)
 	s, err := scene.Load(spec)
@@ -218,127 +266,132 @@ func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt S
 	}
 	c.BodyVerts, c.BodyTris = len(s.Character.Body.Verts), len(s.Character.Body.Tris)
 
-	simOpt := sim.Options{TargetVerts: target, Fabric: opt.Fabric}
+	simOpt := sim.Options{TargetVerts: target, Fabric: opt.Fabric, Thickness: thickness, KeepTargets: true}
 	maxDt := 1.0 / 60 // sim's default MaxDt
 	if opt.Substeps > 0 {
 		maxDt = 1 / (c.FPS * float64(opt.Substeps))
 		simOpt.MaxDt = maxDt
 	}
 	c.Substeps = int(math.Ceil(1/(c.FPS*maxDt) - 1e-9))
-
-	// pleat.
-	fmt.Fprintf(opt.Log, "%s: pleat, %d frames\n", c.Name, nf)
-	res, serr := sim.Run(ctx, s, simOpt, func(done, total int) {
-		fmt.Fprintf(opt.Log, "\r%s: pleat frame %d/%d", c.Name, done, total)
-	})
-	fmt.Fprintln(opt.Log)
-	var rest *mesh.Mesh
-	var start []geom.Vec3
-	var pieces []*sim.Piece
-	if res != nil && res.NumFrames() > 0 {
-		// Both sides start from pleat's rest shape (the garment after
-		// pleat's gentle initial push-out from the body) and are scored
-		// against it.
-		m, frames := res.Merged()
-		rm := *m
-		rm.Verts = res.MergedRest()
-		rest, start, pieces = &rm, frames[0], res.Pieces
-		c.Pleat.Ran = true
-		c.Pleat.Version = "pleat (" + runtime.Version() + ")"
-		var walls []time.Duration
-		var cg []float64
-		for _, st := range res.Stats[1:] {
-			walls = append(walls, st.Wall)
-			cg = append(cg, float64(st.CGIterations))
-			c.Pleat.Retries += st.Retries
-		}
-		c.Pleat.Time = Times(walls)
-		c.Pleat.CGIterations = median(cg)
-		c.Pleat.Quality, err = Score(rest, frames, s.Character.Body.Tris, bodies)
-		if err != nil {
-			c.Notes = append(c.Notes, "pleat score: "+err.Error())
-		}
-		c.Notes = append(c.Notes, res.Notes...)
-	}
-	if serr != nil {
-		c.Pleat.Err = serr.Error()
-	}
 	fab := cloth.Presets()[opt.Fabric]
 	c.Pleat.Settings = map[string]float64{
 		"substeps":     float64(c.Substeps),
-		"thickness_m":  0.003,
+		"thickness_m":  thickness,
 		"density_kgm2": fab.Density,
 		"stretch_Nm":   fab.Springs().Stretch,
 		"bend_Nm":      fab.Springs().Bend,
 	}
-
-	// The garment for Blender: pleat's pieces and settled frame 0. When
-	// pleat failed before frame 0, Blender settles the garment itself the
-	// way sim.Run does: from the rest pose (garment skinned there, initial
-	// penetration resolved) the body and the pins move to the first pose
-	// over 0.5 s (smoothstep, then held); those settle frames precede the
-	// clip and are not scored or timed.
-	bodyIn, skinIn, settle := bodies, skins, 0
-	if pieces == nil {
-		var sb [][]geom.Vec3
-		var ss [][]geom.Rigid
-		pieces, rest, start, sb, ss, err = settleInput(s, target)
-		if err != nil {
-			c.Blender.Err = "preparing the garment: " + err.Error()
-			return nil
-		}
-		settle = len(sb) - 1
-		bodyIn = append(sb, bodies[1:]...)
-		skinIn = append(ss, skins[1:]...)
-		c.Notes = append(c.Notes, fmt.Sprintf("pleat produced no frame 0: Blender settles the garment itself (%d frames from the rest pose to the first pose, untimed)", settle))
-	}
-	pins, targets := pinTargets(pieces, skinIn)
-	c.Verts, c.Tris, c.Pins = len(rest.Verts), len(rest.Tris), len(pins)
-
-	if opt.NoBlender {
-		c.Blender.Err = "skipped (--no-blender)"
+	res := runPleat(ctx, c, s, simOpt, bodies, opt.Log)
+	if res == nil || res.NumFrames() == 0 {
+		// Blender starts from pleat's settled frame 0 and follows pleat's
+		// attachment targets: without them there is nothing to compare.
+		c.Blender.Err = "skipped: pleat produced no frame 0"
 		return nil
 	}
-	if ctx.Err() != nil {
-		c.Blender.Err = "skipped: " + ctx.Err().Error()
-		return nil
-	}
-	fmt.Fprintf(opt.Log, "%s: Blender, %d frames, %d vertices\n", c.Name, nf, len(rest.Verts))
-	in := BlenderInput{
-		Rest: rest, Start: start, Pins: pins, PinTargets: targets,
-		BodyTris: s.Character.Body.Tris, BodyFrames: bodyIn, FPS: c.FPS,
-		Cloth: MatchCloth(fab, rest, c.FPS, c.Substeps, 0.003),
-	}
-	if opt.BlenderQuality > 0 {
-		in.Cloth.Quality = opt.BlenderQuality
-	}
-	out, berr := RunBlender(ctx, opt.Blender, opt.WorkDir, c.Name, in, opt.Log)
-	c.Blender.Settings = in.Cloth.Map()
-	if berr != nil {
-		c.Blender.Err = berr.Error()
-	}
-	if out == nil {
-		return nil
-	}
-	out.Frames, out.FrameSeconds = out.Frames[settle:], out.FrameSeconds[settle:]
-	if len(out.OverheadSeconds) > settle {
-		out.OverheadSeconds = out.OverheadSeconds[settle:]
-	}
-	c.Blender.Ran = true
-	c.Blender.Version = "Blender " + out.Version
-	c.Blender.Time = timesMs(secondsToMs(out.FrameSeconds[1:]))
-	if len(out.OverheadSeconds) > 1 {
-		c.Blender.Overhead = timesMs(secondsToMs(out.OverheadSeconds[1:]))
-	}
-	c.Blender.Quality, err = Score(rest, out.Frames, s.Character.Body.Tris, bodies)
+	in, rest, err := blenderInput(s, res, simOpt, skins)
 	if err != nil {
-		c.Notes = append(c.Notes, "Blender score: "+err.Error())
+		c.Blender.Err = "preparing Blender's input: " + err.Error()
+		return nil
 	}
-	if c.Pleat.Ran && c.Pleat.Time.Median > 0 {
-		c.Ratio = c.Blender.Time.Median / c.Pleat.Time.Median
-		c.NetRatio = math.Max(0, c.Blender.Time.Median-c.Blender.Overhead.Median) / c.Pleat.Time.Median
+	in.Cloth = MatchCloth(fab, rest, c.FPS, opt.BlenderQuality, thickness)
+	c.Verts, c.Tris, c.Pins = len(rest.Verts), len(rest.Tris), len(in.Pins)
+	c.ProxyVerts, c.ProxyTris = len(in.BodyFrames[0]), len(in.BodyTris)
+	if n := len(in.BodyFrames); n < nf {
+		c.Notes = append(c.Notes, fmt.Sprintf("pleat stopped after %d of %d frames: Blender runs those %d", n, nf, n))
+	}
+	switch {
+	case opt.NoBlender:
+		c.Blender.Err = "skipped (--no-blender)"
+	case ctx.Err() != nil:
+		c.Blender.Err = "skipped: " + ctx.Err().Error()
+	default:
+		r := &blenderRunner{ctx: ctx, c: c, in: in, rest: rest, bodyTris: s.Character.Body.Tris, bodies: bodies, opt: opt}
+		r.compare()
 	}
 	return nil
+}
+
+// runPleat runs sim.Run on the scene and fills c.Pleat; the result is nil
+// when pleat produced nothing.
+func runPleat(ctx context.Context, c *SimCase, s *scene.Scene, simOpt sim.Options, bodies [][]geom.Vec3, log io.Writer) *sim.Result {
+	fmt.Fprintf(log, "%s: pleat, %d frames\n", c.Name, c.Frames)
+	res, err := sim.Run(ctx, s, simOpt, func(done, total int) {
+		fmt.Fprintf(log, "\r%s: pleat frame %d/%d", c.Name, done, total)
+	})
+	fmt.Fprintln(log)
+	if err != nil {
+		c.Pleat.Err = err.Error()
+	}
+	if res == nil || res.NumFrames() == 0 {
+		return nil
+	}
+	m, frames := res.Merged()
+	rest := *m
+	rest.Verts = res.MergedRest()
+	c.Pleat.Ran = true
+	c.Pleat.Version = "pleat (" + runtime.Version() + ")"
+	var walls []time.Duration
+	var cg []float64
+	for _, st := range res.Stats[1:] {
+		walls = append(walls, st.Wall)
+		cg = append(cg, float64(st.CGIterations))
+		c.Pleat.Retries += st.Retries
+	}
+	c.Pleat.Time = Times(walls)
+	c.Pleat.CGIterations = median(cg)
+	if c.Pleat.Quality, err = Score(&rest, frames, s.Character.Body.Tris, bodies); err != nil {
+		c.Notes = append(c.Notes, "pleat score: "+err.Error())
+	}
+	c.Notes = append(c.Notes, res.Notes...)
+	return res
+}
+
+// blenderInput builds Blender's side of the case from pleat's run, for
+// the frames pleat made: pleat's pieces merged (Result.Merged) with
+// pleat's rest shape, which both sides are scored against; pleat's frame
+// 0 (the garment settled into the first pose) as the start; the attached
+// vertices following pleat's own attachment targets (Result.Targets,
+// which simOpt must keep); and pleat's collision proxy
+// (Prepared.CollisionProxy for the same character, garments and options)
+// skinned into each frame's pose, as sim skins it. The cloth settings are
+// left to the caller.
+func blenderInput(s *scene.Scene, res *sim.Result, simOpt sim.Options, skins [][]geom.Rigid) (BlenderInput, *mesh.Mesh, error) {
+	nf := min(res.NumFrames(), len(skins))
+	if nf == 0 {
+		return BlenderInput{}, nil, errors.New("bench: pleat made no frames")
+	}
+	prep, err := sim.Prepare(s.Character, s.Garments, simOpt)
+	if err != nil {
+		return BlenderInput{}, nil, fmt.Errorf("bench: collision proxy: %w", err)
+	}
+	col, colW := prep.CollisionProxy()
+	m, frames := res.Merged()
+	rest := *m
+	rest.Verts = res.MergedRest()
+	in := BlenderInput{Rest: &rest, Start: frames[0], BodyTris: col.Tris, FPS: res.FPS, PinTargets: make([][]geom.Vec3, nf)}
+	for f := range nf {
+		in.BodyFrames = append(in.BodyFrames, skel.LBS(col.Verts, colW, skins[f], nil))
+	}
+	if len(res.Targets) != len(res.Pieces) {
+		return BlenderInput{}, nil, fmt.Errorf("bench: attachment targets of %d pieces for %d (sim.Options.KeepTargets unset?)", len(res.Targets), len(res.Pieces))
+	}
+	off := int32(0)
+	for p, pc := range res.Pieces {
+		if len(res.Targets[p]) < nf {
+			return BlenderInput{}, nil, fmt.Errorf("bench: piece %s: attachment targets of %d frames for %d", pc.Name, len(res.Targets[p]), nf)
+		}
+		for _, v := range pc.Attach {
+			in.Pins = append(in.Pins, off+v)
+		}
+		for f := range nf {
+			if len(res.Targets[p][f]) != len(pc.Attach) {
+				return BlenderInput{}, nil, fmt.Errorf("bench: piece %s frame %d: %d attachment targets for %d attached vertices", pc.Name, f, len(res.Targets[p][f]), len(pc.Attach))
+			}
+			in.PinTargets[f] = append(in.PinTargets[f], res.Targets[p][f]...)
+		}
+		off += int32(len(pc.Mesh.Verts))
+	}
+	return in, &rest, nil
 }
 
 func secondsToMs(s []float64) []float64 {
@@ -348,94 +401,3 @@ func secondsToMs(s []float64) []float64 {
 	}
 	return out
 }
-
-// settleInput splits and subdivides the scene's garments as sim.Run does,
-// attaches their top loops and poses them in the rest pose (moved to the
-// clip's first root position; initial penetration resolved), and returns
-// the settle sequence of sim.Run: body positions and skinning matrices from
-// that rest pose (index 0) to the clip's first pose (last index), 0.5 s at
-// the clip's rate.
-func settleInput(s *scene.Scene, target int) (pieces []*sim.Piece, rest *mesh.Mesh, start []geom.Vec3, bodies [][]geom.Vec3, skins [][]geom.Rigid, err error) {
-	total := 0
-	for gi, g := range s.Garments {
-		ps, err := sim.SplitPieces(g.Name, g.Mesh, g.Weights)
-		if err != nil {
-			return nil, nil, nil, nil, nil, err
-		}
-		for _, p := range ps {
-			p.Garment = gi
-			total += len(p.Mesh.Verts)
-		}
-		pieces = append(pieces, ps...)
-	}
-	if target > 0 && total < target {
-		sim.RefinePieces(pieces, target)
-	}
-	sk := s.Character.Skeleton
-	restPose := skel.RestPose(sk)
-	restPose.Root = s.Clip.Poses[0].Root
-	n := int(math.Ceil(0.5 * s.Clip.FPS))
-	move := (n + 1) / 2
-	var pose skel.Pose
-	for k := 0; k <= n; k++ {
-		a := math.Min(1, float64(k)/float64(move))
-		a = a * a * (3 - 2*a)
-		skel.InterpPose(&pose, restPose, s.Clip.Poses[0], a)
-		skin := skel.SkinMatrices(sk, pose, nil)
-		skins = append(skins, skin)
-		bodies = append(bodies, skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, nil))
-	}
-	body, err := collide.NewBody(&mesh.Mesh{Verts: bodies[0], Tris: s.Character.Body.Tris})
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
-	}
-	rest = &mesh.Mesh{}
-	for _, p := range pieces {
-		if p.Attach, err = sim.TopLoop(p.Mesh); err != nil {
-			return nil, nil, nil, nil, nil, err
-		}
-		x := skel.LBS(p.Mesh.Verts, p.Weights, skins[0], nil)
-		if _, err := collide.ResolveInitial(x, p.Mesh.Tris, body, 0.003, 20); err != nil {
-			return nil, nil, nil, nil, nil, err
-		}
-		off := int32(len(rest.Verts))
-		rest.Verts = append(rest.Verts, p.Mesh.Verts...)
-		for _, t := range p.Mesh.Tris {
-			rest.Tris = append(rest.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
-		}
-		start = append(start, x...)
-	}
-	return pieces, rest, start, bodies, skins, nil
-}
-
-// pinTargets returns the attached vertices of the pieces (ids in the merged
-// vertex order, piece after piece) and their skinned positions per frame,
-// as sim.Run sets its attachment targets.
-func pinTargets(pieces []*sim.Piece, skins [][]geom.Rigid) ([]int32, [][]geom.Vec3) {
-	var pins []int32
-	off := int32(0)
-	for _, p := range pieces {
-		for _, v := range p.Attach {
-			pins = append(pins, off+v)
-		}
-		off += int32(len(p.Mesh.Verts))
-	}
-	targets := make([][]geom.Vec3, len(skins))
-	var buf []geom.Vec3
-	for f, skin := range skins {
-		for _, p := range pieces {
-			if len(p.Attach) == 0 {
-				continue
-			}
-			buf = skel.LBS(p.Mesh.Verts, p.Weights, skin, buf)
-			for _, v := range p.Attach {
-				targets[f] = append(targets[f], buf[v])
-			}
-		}
-	}
-	return pins, targets
-}
-
-// ErrNoBlender is returned by RunBlender when no blender executable is
-// found.
-var ErrNoBlender = errors.New("bench: blender not found (Debian: apt-get install blender python3-numpy; or pass its path)")

@@ -26,48 +26,13 @@ func WriteTable(w io.Writer, r *SimReport) error {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "== %s: %s\n", c.Name, c.Scene)
 		if c.Verts > 0 {
-			fmt.Fprintf(w, "   garment %d vertices, %d triangles, %d pinned; body %d vertices; %d frames at %g fps; pleat %d substeps/frame\n",
-				c.Verts, c.Tris, c.Pins, c.BodyVerts, c.Frames, c.FPS, c.Substeps)
+			fmt.Fprintf(w, "   garment %d vertices, %d triangles, %d pinned; body %d vertices, collision proxy %d vertices, %d triangles; %d frames at %g fps; pleat %d substeps/frame\n",
+				c.Verts, c.Tris, c.Pins, c.BodyVerts, c.ProxyVerts, c.ProxyTris, c.Frames, c.FPS, c.Substeps)
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		bname := "Blender"
-		if c.Blender.Version != "" {
-			bname = c.Blender.Version
-		}
-		row := func(name string, p, b string) { fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, p, b) }
-		row("", "pleat", bname)
-		row("ms/frame (median)", ms(c.Pleat.Ran, c.Pleat.Time.Median), ms(c.Blender.Ran, c.Blender.Time.Median))
-		row("ms/frame min–max", rng(c.Pleat.Ran, c.Pleat.Time), rng(c.Blender.Ran, c.Blender.Time))
-		row("frames/s", num(c.Pleat.Ran, c.Pleat.Time.FPS(), "%.2f"), num(c.Blender.Ran, c.Blender.Time.FPS(), "%.2f"))
-		row("frames timed", num(c.Pleat.Ran, float64(c.Pleat.Time.Frames), "%.0f"), num(c.Blender.Ran, float64(c.Blender.Time.Frames), "%.0f"))
-		row("frame-update overhead ms", "-", num(c.Blender.Ran && c.Blender.Overhead.Frames > 0, c.Blender.Overhead.Median, "%.1f"))
-		row("CG iterations/frame", num(c.Pleat.Ran, c.Pleat.CGIterations, "%.0f"), "-")
-		row("max edge strain", num(c.Pleat.Ran, c.Pleat.Quality.MaxStrain, "%.3f"), num(c.Blender.Ran, c.Blender.Quality.MaxStrain, "%.3f"))
-		row("p99 edge strain (median)", num(c.Pleat.Ran, c.Pleat.Quality.P99Strain, "%.4f"), num(c.Blender.Ran, c.Blender.Quality.P99Strain, "%.4f"))
-		row("penetrations >2 mm (vertex-frames)", num(c.Pleat.Ran, float64(c.Pleat.Quality.Deep), "%.0f"), num(c.Blender.Ran, float64(c.Blender.Quality.Deep), "%.0f"))
-		row("inside body (vertex-frames)", num(c.Pleat.Ran, float64(c.Pleat.Quality.Inside), "%.0f"), num(c.Blender.Ran, float64(c.Blender.Quality.Inside), "%.0f"))
-		row("deepest mm", num(c.Pleat.Ran, 1000*c.Pleat.Quality.MaxDepth, "%.1f"), num(c.Blender.Ran, 1000*c.Blender.Quality.MaxDepth, "%.1f"))
-		if err := tw.Flush(); err != nil {
+		if err := writeSides(w, c); err != nil {
 			return err
 		}
-		for _, s := range []struct {
-			name string
-			side Side
-		}{{"pleat", c.Pleat}, {bname, c.Blender}} {
-			if s.side.Err != "" {
-				fmt.Fprintf(w, "   %s: %s\n", s.name, firstLines(s.side.Err, 12))
-			}
-		}
-		if c.Ratio > 0 {
-			fmt.Fprintf(w, "   speed ratio (Blender / pleat, median ms per frame, this run): %.2f× (%.2f× net of Blender's frame-update overhead)\n", c.Ratio, c.NetRatio)
-			pq, bq := c.Pleat.Quality, c.Blender.Quality
-			fmt.Fprintf(w, "   goal ≥ %g× at equal or lower stretch and penetrations: %s (speed %s, max strain %s, penetrations %s)\n", float64(GoalRatio),
-				metStr(c.NetRatio >= GoalRatio && pq.MaxStrain <= bq.MaxStrain && pq.Deep <= bq.Deep),
-				metStr(c.NetRatio >= GoalRatio), metStr(pq.MaxStrain <= bq.MaxStrain), metStr(pq.Deep <= bq.Deep))
-			if hint := qualityGap(pq, bq); c.NetRatio < GoalRatio && hint != "" {
-				fmt.Fprintf(w, "   %s\n", hint)
-			}
-		}
+		writeSearch(w, c)
 		if c.Pleat.Ran && c.Pleat.Err == "" {
 			switch c.Name {
 			case CaseWalk:
@@ -83,14 +48,115 @@ func WriteTable(w io.Writer, r *SimReport) error {
 	return nil
 }
 
-// qualityGap says, when Blender's errors are several times pleat's on both
-// measures, that the speed ratio compares unequal results and how to
-// compare closer ones; "" otherwise.
-func qualityGap(pq, bq Quality) string {
-	if !(pq.MaxStrain > 0) || bq.MaxStrain < 3*pq.MaxStrain || bq.Deep < 3*max(pq.Deep, 1) {
-		return ""
+// column is one simulator's column of a case's table.
+type column struct {
+	name string
+	side Side
+}
+
+// columns returns the case's columns: pleat, Blender at its default
+// steps, and Blender at the matched steps (or, unmatched, at the most
+// steps tried) when that is another run.
+func columns(c *SimCase) []column {
+	bname := "Blender"
+	if c.Blender.Version != "" {
+		bname = c.Blender.Version
 	}
-	return fmt.Sprintf("Blender's max strain is %.0f× and its penetrations %.0f× pleat's: this ratio compares unequal results; raise Blender's steps per frame (--blender-quality) to compare at closer quality", bq.MaxStrain/pq.MaxStrain, float64(bq.Deep)/float64(max(pq.Deep, 1)))
+	cols := []column{{"pleat", c.Pleat}}
+	if len(c.Search) == 0 {
+		return append(cols, column{bname, c.Blender})
+	}
+	first := c.Search[0].Steps
+	cols = append(cols, column{fmt.Sprintf("%s, %d steps", bname, first), c.Blender})
+	if c.Matched > 0 && c.Matched != first {
+		cols = append(cols, column{fmt.Sprintf("%d steps (matched)", c.Matched), c.BlenderMatched})
+	} else if t := mostSteps(c.Search); c.Matched == 0 && t.Steps != first {
+		cols = append(cols, column{fmt.Sprintf("%d steps (unmatched)", t.Steps), t.Side})
+	}
+	return cols
+}
+
+// mostSteps returns the try with the most steps per frame.
+func mostSteps(tries []QualityTry) QualityTry {
+	var m QualityTry
+	for _, t := range tries {
+		if t.Steps > m.Steps {
+			m = t
+		}
+	}
+	return m
+}
+
+// writeSides prints the table of the case's columns and their errors.
+func writeSides(w io.Writer, c *SimCase) error {
+	cols := columns(c)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(name string, f func(s Side) string) {
+		fmt.Fprintf(tw, "%s\t", name)
+		for _, col := range cols {
+			fmt.Fprintf(tw, "%s\t", f(col.side))
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintf(tw, "\t")
+	for _, col := range cols {
+		fmt.Fprintf(tw, "%s\t", col.name)
+	}
+	fmt.Fprintln(tw)
+	row("ms/frame (median)", func(s Side) string { return ms(s.Ran, s.Time.Median) })
+	row("ms/frame min–max", func(s Side) string { return rng(s.Ran, s.Time) })
+	row("frames/s", func(s Side) string { return num(s.Ran, s.Time.FPS(), "%.2f") })
+	row("frames timed", func(s Side) string { return num(s.Ran, float64(s.Time.Frames), "%.0f") })
+	row("frame-update overhead ms", func(s Side) string { return num(s.Ran && s.Overhead.Frames > 0, s.Overhead.Median, "%.1f") })
+	row("CG iterations/frame", func(s Side) string { return num(s.Ran && s.CGIterations > 0, s.CGIterations, "%.0f") })
+	row("max edge strain", func(s Side) string { return num(s.Ran, s.Quality.MaxStrain, "%.3f") })
+	row("p99 edge strain (median)", func(s Side) string { return num(s.Ran, s.Quality.P99Strain, "%.4f") })
+	row("penetrations >2 mm (vertex-frames)", func(s Side) string { return num(s.Ran, float64(s.Quality.Deep), "%.0f") })
+	row("inside body (vertex-frames)", func(s Side) string { return num(s.Ran, float64(s.Quality.Inside), "%.0f") })
+	row("deepest mm", func(s Side) string { return num(s.Ran, 1000*s.Quality.MaxDepth, "%.1f") })
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, col := range cols {
+		if col.side.Err != "" {
+			fmt.Fprintf(w, "   %s: %s\n", col.name, firstLines(col.side.Err, 12))
+		}
+	}
+	return nil
+}
+
+// writeSearch prints the quality search, the speed ratios at Blender's
+// default and at matched quality, and the speed goal.
+func writeSearch(w io.Writer, c *SimCase) {
+	if c.Ratio == 0 {
+		return
+	}
+	pq := c.Pleat.Quality
+	steps := c.Blender.Settings["quality"]
+	fmt.Fprintf(w, "   speed ratio (Blender / pleat, median ms per frame, this run) at %g steps per frame: %.2f× (%.2f× net of Blender's frame-update overhead)\n", steps, c.Ratio, c.NetRatio)
+	if len(c.Search) < 1 {
+		return
+	}
+	var tries []string
+	for _, t := range c.Search {
+		if !t.Side.Ran {
+			tries = append(tries, fmt.Sprintf("%d: failed", t.Steps))
+			continue
+		}
+		tries = append(tries, fmt.Sprintf("%d: %.3f, %d", t.Steps, t.Side.Quality.MaxStrain, t.Side.Quality.Deep))
+	}
+	fmt.Fprintf(w, "   quality search (steps per frame: max strain, penetrations >2 mm) to reach pleat's %.3f, %d: %s\n", pq.MaxStrain, pq.Deep, strings.Join(tries, "; "))
+	net, where := c.MatchedNetRatio, "at matched quality"
+	if c.Matched > 0 {
+		fmt.Fprintf(w, "   speed ratio at matched quality, %d steps per frame: %.2f× (%.2f× net)\n", c.Matched, c.MatchedRatio, c.MatchedNetRatio)
+	} else {
+		t := mostSteps(c.Search)
+		var ratio float64
+		ratio, net = c.ratios(t.Side)
+		where = fmt.Sprintf("at %d steps, where Blender's quality is still below pleat's", t.Steps)
+		fmt.Fprintf(w, "   matched quality: none; Blender does not reach pleat's max strain and penetrations within %d steps per frame (at %d: %.2f×, %.2f× net)\n", t.Steps, t.Steps, ratio, net)
+	}
+	fmt.Fprintf(w, "   goal ≥ %g× at equal or lower stretch and penetrations: %s (net ratio %.2f× %s)\n", float64(GoalRatio), metStr(net >= GoalRatio), net, where)
 }
 
 func metStr(ok bool) string {
