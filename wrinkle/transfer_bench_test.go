@@ -116,3 +116,29 @@ func BenchmarkTransferShirt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrealignSynthesize times Prealign.Synthesize (every blending
+// role's own wrinkle mesh, one role after the other) on the procedural
+// shirt, which runs beside the coarse simulation.
+func BenchmarkPrealignSynthesize(b *testing.B) {
+	f := getFixture(b)
+	for _, n := range []int{10000, 46000} {
+		b.Run(fmt.Sprintf("verts=%d", n), func(b *testing.B) {
+			s := newTransferScene(b, n)
+			tr, err := NewTransfer(s.fine, s.coarse.Mesh, s.coarse.FinePiece, s.coarse.VertPiece, TransferOptions{})
+			must(b, err)
+			defer tr.Close()
+			al, err := NewPrealign(s.db, f.rig, tr)
+			must(b, err)
+			defer al.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				must(b, al.Synthesize(s.poses[i%len(s.poses)]))
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/frame")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
+		})
+	}
+}
