@@ -12,7 +12,8 @@ import (
 
 // transferScene is a frame source for the transfer benchmarks: the
 // procedural shirt of benchDatabase with its coarse mesh, and per walk
-// pose the synthesized stand-in (the settled base skinned, with a ripple),
+// pose (32 frames of a walk, consecutive frames 3 cm and a few degrees
+// apart) the synthesized stand-in (the settled base skinned, with a ripple),
 // the coarse mesh skinned and sagging 5 mm, and the body skinned.
 type transferScene struct {
 	db      *DB
@@ -30,7 +31,7 @@ func newTransferScene(b *testing.B, n int) *transferScene {
 	fine := &mesh.Mesh{Verts: db.Rest, Tris: db.Tris}
 	c, err := NewCoarse(fine, db.Weights, CoarseOptions{})
 	must(b, err)
-	s := &transferScene{db: db, fine: fine, coarse: c, poses: walkPoses(f.rig, 4)}
+	s := &transferScene{db: db, fine: fine, coarse: c, poses: walkPoses(f.rig, 32)}
 	for _, p := range s.poses {
 		skin := skel.SkinMatrices(f.rig.Skeleton, p, nil)
 		fx := skel.LBS(db.Base, db.Weights, skin, nil)
