@@ -25,7 +25,14 @@ type transferScene struct {
 	bodyX   [][]geom.Vec3
 }
 
+// transferScenes caches the scenes by shirt size (decimation takes
+// seconds at 46k vertices).
+var transferScenes = map[int]*transferScene{}
+
 func newTransferScene(b *testing.B, n int) *transferScene {
+	if s := transferScenes[n]; s != nil {
+		return s
+	}
 	f := getFixture(b)
 	db, _ := benchDatabase(b, n)
 	fine := &mesh.Mesh{Verts: db.Rest, Tris: db.Tris}
@@ -47,6 +54,7 @@ func newTransferScene(b *testing.B, n int) *transferScene {
 		s.coarseX = append(s.coarseX, cx)
 		s.bodyX = append(s.bodyX, skel.LBS(f.body.Mesh.Verts, f.body.Weights, skin, nil))
 	}
+	transferScenes[n] = s
 	return s
 }
 
