@@ -85,7 +85,8 @@ type benchSynthResult struct {
 	fileBytes, synthBytes  int
 	heapBytes              uint64
 	stats                  []online.Stats
-	wall                   time.Duration
+	wall, cpu              time.Duration
+	cpuOK                  bool
 	mallocs, allocBytes    uint64
 }
 
@@ -174,6 +175,7 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
+	cpu0, ok0 := processCPU()
 	for f := warmup; f < warmup+frames; f++ {
 		st, err := step(f)
 		if err != nil {
@@ -182,6 +184,8 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 		r.stats = append(r.stats, st)
 	}
 	r.wall = time.Since(t0)
+	cpu1, ok1 := processCPU()
+	r.cpu, r.cpuOK = cpu1-cpu0, ok0 && ok1
 	runtime.ReadMemStats(&m1)
 	r.mallocs, r.allocBytes = m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
 	return nil
@@ -297,6 +301,10 @@ func writeBenchSynth(w io.Writer, f *benchSynthFlags, r *benchSynthResult) {
 	}
 	fmt.Fprintf(w, "frames/s   %.1f (mean total; %.1f from the median, %.1f wall over the timed frames)\n",
 		fps, 1000/math.Max(totMed, 1e-9), n/math.Max(r.wall.Seconds(), 1e-9))
+	if r.cpuOK {
+		fmt.Fprintf(w, "cpu        %.2f ms of CPU time per frame, all threads (%.2f cores busy on average)\n",
+			r.cpu.Seconds()*1000/n, r.cpu.Seconds()/math.Max(r.wall.Seconds(), 1e-9))
+	}
 	fmt.Fprintf(w, "paper      %.1fx wang2010's %.1f frames/s (46k vertices, 2010 GPU); %s issue 19's %.0f frames/s (10x)\n",
 		fps/paperFPS, paperFPS, verdict, 10*paperFPS)
 	fmt.Fprintf(w, "allocs     %.1f allocations, %.0f bytes per frame in the steady state (all goroutines)\n",

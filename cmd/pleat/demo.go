@@ -48,8 +48,9 @@ mannequin, shirt, trousers and walk (no files, no network):
  1. the wrinkle database (pleat builddb, --spec small: 53 samples of single
     joints bent on their grid), built once and cached in the user's cache
     directory under a name made of its inputs (garment, rig, spec,
-    simulator settings), so a changed input builds a new one; --rebuild-db
-    builds it again (after changes to the simulator's code);
+    simulator settings, and a hash of a three-frame simulation of one
+    sample, which changes with the simulator's code), so a changed input
+    builds a new one; --rebuild-db builds it again regardless;
  2. the high-resolution reference simulation of the clip (pleat simulate
     with the database's settings);
  3. the online synthesis of the clip from the database (pleat synth:

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/wrinkle"
 	"github.com/pleat-dev/pleat/wrinkle/build"
 	"github.com/pleat-dev/pleat/wrinkle/online"
@@ -56,20 +59,54 @@ func (f *demoDBFlags) dir() (string, error) {
 
 // demoDBKey names a database by what its samples depend on: the garment,
 // rig, spec, simulator and settle settings, quantum and format version
-// (the build header holds all of them as hashes or values). A change to
-// any of them gives another name, so a stale database is never used;
-// changes to the simulator's code that keep its settings are not seen
-// (--rebuild-db).
-func demoDBKey(h wrinkle.Header) (string, error) {
+// (the build header holds them as hashes or values) and the simulator's
+// code, through simFingerprint. A change to any of them gives another
+// name, so a stale database is not used.
+func demoDBKey(h wrinkle.Header, simPrint string) (string, error) {
 	data, err := json.Marshal(struct {
 		Header  wrinkle.Header `json:"header"`
 		Version int            `json:"version"`
-	}{h, wrinkle.Version})
+		Sim     string         `json:"sim"`
+	}{h, wrinkle.Version, simPrint})
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8]), nil
+}
+
+// simFingerprint hashes the garment after the first frames of the
+// build's simulation of the spec's last sample. The simulator is
+// deterministic, so a change to its code that changes the samples it
+// settles changes this hash too (and one that keeps its results does
+// not). It costs one simulator setup and three frames.
+func simFingerprint(ctx context.Context, s *scene.Scene, opt build.Options, b *build.Builder) (string, error) {
+	so := opt.Sim
+	so.Workers = 1
+	simr, err := sim.New(s.Character, s.Garments, so)
+	if err != nil {
+		return "", err
+	}
+	defer simr.Close()
+	pose, err := b.Build().SamplePose(b.Build().Header().Samples - 1)
+	if err != nil {
+		return "", err
+	}
+	var fr sim.Frame
+	if _, err := simr.SettleTo(ctx, pose, sim.SettleOptions{Transition: 0.1, MaxTime: 0.1}, &fr); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	var buf [8]byte
+	for _, x := range fr.X {
+		for _, v := range x {
+			for _, c := range [3]float64{v.X, v.Y, v.Z} {
+				binary.LittleEndian.PutUint64(buf[:], math.Float64bits(c))
+				h.Write(buf[:])
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
 }
 
 // demoDatabase returns the wrinkle database of s's character and
@@ -99,7 +136,11 @@ func demoDatabase(ctx context.Context, cmd *cobra.Command, s *scene.Scene, mf *s
 		return nil, "", err
 	}
 	h := b.Build().Header()
-	key, err := demoDBKey(h)
+	fp, err := simFingerprint(ctx, s, opt, b)
+	if err != nil {
+		return nil, "", fmt.Errorf("demo: simulator fingerprint: %w", err)
+	}
+	key, err := demoDBKey(h, fp)
 	if err != nil {
 		return nil, "", err
 	}
