@@ -133,7 +133,8 @@ modifier on the same scenes and scores both with the same code:
           trousers at --coarse-verts (about 700) vertices, not subdivided.
 
 pleat settles the garment into the first pose (frame 0); Blender starts from
-that settled frame 0 with the same rest shape, collides with pleat's own
+that settled frame 0 (brought up to the clip's initial velocity over 8
+untimed frames) with the same rest shape, collides with pleat's own
 collision proxy (the body simplified and moved out to enclose it, skinned
 per frame), pins the attached loops (waistband, collar) to the targets pleat
 computed for them each frame, keeps a collision distance equal to pleat's

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -313,5 +314,33 @@ func TestBlenderInputFollowsPleat(t *testing.T) {
 	// The proxy moves with the clip.
 	if in.BodyFrames[0][0] == in.BodyFrames[nf-1][0] && in.BodyFrames[0][len(in.BodyFrames[0])/2] == in.BodyFrames[nf-1][len(in.BodyFrames[0])/2] {
 		t.Error("the collision proxy does not move with the clip")
+	}
+}
+
+// TestRunUp: the run-up ends on the original frame 0, starts at rest and
+// ends moving at about the initial velocity.
+func TestRunUp(t *testing.T) {
+	p := []geom.Vec3{geom.V(1, 2, 3)}
+	in := BlenderInput{FPS: 30, Start: p, BodyFrames: [][]geom.Vec3{p, p}, PinTargets: [][]geom.Vec3{p, p}}
+	v0 := geom.V(1.5, 0, 0)
+	n := runUp(&in, v0, 0.25)
+	if n != 8 || len(in.BodyFrames) != 10 || len(in.PinTargets) != 10 {
+		t.Fatalf("%d run-up frames, %d body and %d pin frames; want 8, 10, 10", n, len(in.BodyFrames), len(in.PinTargets))
+	}
+	if in.BodyFrames[n][0] != p[0] || in.PinTargets[n][0] != p[0] {
+		t.Errorf("frame 0 moved: %v, %v", in.BodyFrames[n][0], in.PinTargets[n][0])
+	}
+	if d := in.Start[0].Sub(in.BodyFrames[0][0]).Len(); d != 0 {
+		t.Errorf("the start is %g m from the first run-up frame", d)
+	}
+	first := in.BodyFrames[1][0].Sub(in.BodyFrames[0][0]).Len() * 30
+	last := in.BodyFrames[n][0].Sub(in.BodyFrames[n-1][0]).Len() * 30
+	// Mean speeds over the first and last frames of v0·(3u² − 2u³), u in
+	// eighths: 0.012 and 0.988 of v0.
+	if first > 0.02*v0.X || math.Abs(last-v0.X) > 0.02*v0.X {
+		t.Errorf("speed %g m/s over the first frame, %g over the last; want about 0 and %g", first, last, v0.X)
+	}
+	if runUp(&in, geom.Vec3{}, 0.25) != 0 {
+		t.Error("a run-up without initial velocity")
 	}
 }

@@ -15,6 +15,7 @@ type blenderRunner struct {
 	ctx      context.Context
 	c        *SimCase
 	in       BlenderInput
+	lead     int // run-up frames before frame 0 (runUp): not timed or scored
 	rest     *mesh.Mesh
 	bodyTris [][3]int32
 	bodies   [][]geom.Vec3
@@ -78,12 +79,16 @@ func (r *blenderRunner) run(steps int) *Side {
 		c.Search = append(c.Search, QualityTry{Steps: steps, Side: *b})
 		return b
 	}
-	fmt.Fprintf(opt.Log, "%s: Blender, %d steps per frame, %d frames, %d vertices\n", c.Name, steps, len(in.BodyFrames), len(in.Rest.Verts))
+	fmt.Fprintf(opt.Log, "%s: Blender, %d steps per frame, %d+%d frames, %d vertices\n", c.Name, steps, r.lead, len(in.BodyFrames)-r.lead, len(in.Rest.Verts))
 	out, err := RunBlender(r.ctx, opt.Blender, opt.WorkDir, fmt.Sprintf("%s-q%d", c.Name, steps), in, opt.Log)
 	if err != nil {
 		b.Err = err.Error()
 	}
 	if out != nil {
+		out.Frames, out.FrameSeconds = out.Frames[r.lead:], out.FrameSeconds[r.lead:]
+		if len(out.OverheadSeconds) > r.lead {
+			out.OverheadSeconds = out.OverheadSeconds[r.lead:]
+		}
 		b.Ran = true
 		b.Version = "Blender " + out.Version
 		b.Time = timesMs(secondsToMs(out.FrameSeconds[1:]))
