@@ -494,6 +494,13 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	return c, nil
 }
 
+// SetSingleThreaded runs the cloth's parallel loops on the calling
+// goroutine alone (on) or on up to Options.Workers goroutines (off, the
+// default), from the next loop on: a caller that finds its goroutines
+// waiting for each other on a busy machine can step on one. Results do not
+// change (loops split in fixed chunks and reduce in chunk order).
+func (c *Cloth) SetSingleThreaded(on bool) { c.pool.single = on }
+
 // Material returns the cloth's material.
 func (c *Cloth) Material() Material { return c.mat }
 

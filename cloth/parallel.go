@@ -35,6 +35,7 @@ type pool struct {
 	nc      int
 	next    atomic.Int64
 	stopped bool
+	single  bool // run every loop on the calling goroutine (SetSingleThreaded)
 }
 
 // Bits of pool.state: the loop's generation in the high 32 bits, the
@@ -125,7 +126,7 @@ func (p *pool) run(n, chunk int, fn func(lo, hi int)) {
 		return
 	}
 	w := min(p.workers, nc)
-	if w <= 1 || n < serialBelow || p.stopped {
+	if w <= 1 || n < serialBelow || p.stopped || p.single {
 		for c := 0; c < nc; c++ {
 			lo := c * chunk
 			fn(lo, min(lo+chunk, n))

@@ -24,7 +24,7 @@ type team struct {
 	// compare-and-swap on the whole word, so a helper that wakes late
 	// cannot claim a piece of a substep that has ended.
 	state    atomic.Uint64
-	finished atomic.Int32 // pieces stepped in the running substep
+	finished atomic.Int32 // pieces stepped in the running substep, +1 when the caller has arrived
 
 	task func(i int) // steps piece i; nil while idle
 	pre  *ahead      // the coming frame's preparation; nil while idle
@@ -60,10 +60,11 @@ func (t *team) helper(wake chan struct{}) {
 		if n == 0 {
 			continue // woken for a substep that others finished
 		}
-		total := int32(t.state.Load() >> 32)
+		total := int32(t.state.Load()>>32) + 1 // the pieces and the caller's arrival
 		// Until the others are done, prepare the coming frame.
 		pre.help(func() bool { return t.finished.Load()+n < total })
 		if t.finished.Add(n) == total {
+			// Last: the caller has arrived (its count is in) and waits.
 			t.done <- struct{}{}
 		}
 	}
@@ -113,11 +114,16 @@ func (t *team) run(n int, task func(int), pre *ahead, serial bool) {
 		}
 	}
 	mine, _, _ := t.claimAll()
-	total := int32(n)
-	if t.finished.Load()+mine < total {
-		pre.help(func() bool { return t.finished.Load()+mine < total })
+	// finished counts the pieces stepped and, once, the caller's arrival:
+	// whoever brings it to n+1 is the last, and only a helper that is last
+	// signals done, when the caller is sure to wait for it (a caller that
+	// stepped no piece and arrived after the helpers finished must not
+	// leave a signal behind for the next substep).
+	pieces := int32(n)
+	if t.finished.Load()+mine < pieces {
+		pre.help(func() bool { return t.finished.Load()+mine < pieces })
 	}
-	if t.finished.Add(mine) < total {
+	if t.finished.Add(mine+1) < pieces+1 {
 		<-t.done
 	}
 	t.task, t.pre = nil, nil
@@ -188,7 +194,9 @@ func (a *ahead) finish() {
 func (a *ahead) disarm() { a.armed = false }
 
 // pacer picks, frame by frame, whether the pieces are stepped by the team
-// (in parallel) or by the calling goroutine alone (serially): on a machine
+// and their own loops split over the workers (in parallel), or all of it
+// by the calling goroutine alone (serially; see Simulator.setMode): on a
+// machine
 // busy with other work, goroutines that wait for each other every substep
 // can be slower than one goroutine, since each wait costs a scheduling
 // delay. It keeps a moving average of the time per substep of each mode

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
 
 // TestPacer feeds the pacer frame times in which one mode is faster, then
 // the other: it uses the faster mode in all but its probes, probes less
@@ -51,5 +55,39 @@ func TestPacer(t *testing.T) {
 				t.Errorf("%d of the last 100 frames in mode %d after the load changed", old, tc.want)
 			}
 		})
+	}
+}
+
+// TestTeam runs many substeps of a few tiny pieces on teams of one to
+// three helpers: every piece runs exactly once per substep, and none is
+// still running when run returns (a helper that signalled a substep the
+// caller did not wait for would let the next substep start early).
+func TestTeam(t *testing.T) {
+	for _, helpers := range []int{1, 2, 3} {
+		tm := newTeam(helpers)
+		var active, ran [4]atomic.Int32
+		for it := range 20000 {
+			n := 1 + it%4
+			task := func(i int) {
+				if active[i].Add(1) != 1 {
+					t.Errorf("piece %d stepped twice at once", i)
+				}
+				for range it % 7 { // a little work, uneven
+					runtime.Gosched()
+				}
+				ran[i].Add(1)
+				active[i].Add(-1)
+			}
+			tm.run(n, task, nil, false)
+			for i := range n {
+				if a := active[i].Load(); a != 0 {
+					t.Fatalf("helpers %d, substep %d: piece %d still running after run returned", helpers, it, i)
+				}
+				if r := ran[i].Swap(0); r != 1 {
+					t.Fatalf("helpers %d, substep %d: piece %d ran %d times", helpers, it, i, r)
+				}
+			}
+		}
+		tm.stop()
 	}
 }

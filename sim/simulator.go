@@ -52,7 +52,9 @@ type Simulator struct {
 	// Stepping: the team of goroutines and the coming frame's preparation.
 	team       *team
 	pace       pacer
-	concurrent bool
+	concurrent bool // pieces stepped on several goroutines
+	adaptive   bool // the pacer picks serial or parallel frames
+	mode       int  // the mode the cloths and colliders are set to
 	stepStats  []cloth.StepStats
 	stepErrs   []error
 	h          float64 // the current substep, s
@@ -307,6 +309,7 @@ func (s *Simulator) initStepping() {
 	s.stepErrs = make([]error, n)
 	s.stepPiece = func(i int) { s.stepStats[i], s.stepErrs[i] = s.cloths[i].Step(s.h) }
 	s.concurrent = n > 1 && s.workers > 1
+	s.adaptive, s.mode = s.workers > 1, modeParallel
 	if s.concurrent {
 		s.team = newTeam(min(s.workers, n) - 1)
 	} else {
@@ -334,8 +337,9 @@ func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
 		pre = &s.pre
 	}
 	mode := modeSerial
-	if s.concurrent {
+	if s.adaptive {
 		mode = s.pace.mode()
+		s.setMode(mode)
 	}
 	start := time.Now()
 	for k := 1; k <= nsub; k++ {
@@ -363,11 +367,37 @@ func (s *Simulator) substeps(dt float64, minSub int, st *FrameStats) error {
 			}
 		}
 	}
-	if s.concurrent {
+	if s.adaptive {
 		s.pace.record(mode, time.Since(start).Seconds()/float64(nsub))
 	}
 	s.loops.advance()
 	return nil
+}
+
+// setMode sets the pieces' own parallel loops (the cloths' solver loops,
+// the body and layer collisions' detection) to run on the calling
+// goroutine alone (modeSerial) or on Options.Workers goroutines
+// (modeParallel). Results do not depend on it.
+func (s *Simulator) setMode(mode int) {
+	if mode == s.mode {
+		return
+	}
+	s.mode = mode
+	workers := s.opt.Workers
+	if mode == modeSerial {
+		workers = 1
+	}
+	for _, c := range s.cloths {
+		c.SetSingleThreaded(mode == modeSerial)
+		for _, h := range c.Hooks {
+			switch h := h.(type) {
+			case *collide.Collider:
+				h.Params.Workers = workers
+			case *collide.Overlap:
+				h.Params.Workers = workers
+			}
+		}
+	}
 }
 
 // measure fills the frame's statistics (stretch, penetration of the full
