@@ -38,6 +38,10 @@
 // through an outer garment between its vertices (a waistband under a shirt
 // hem) push the outer garment's triangles out (Overlap).
 //
+// BodyOverlap is Overlap with the body as the inner layer: body vertices
+// that come through a garment between its vertices (a knee through a
+// coarse skirt) push its triangles out.
+//
 // ResolveInitial gently pushes a garment that starts inside a body out of
 // it; AttachToBody and Attach tie a waistband or collar to the body surface;
 // Penetrations measures penetration for run reports, and Through the

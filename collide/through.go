@@ -36,7 +36,12 @@ type ThroughStats struct {
 //
 //	t = (p − q)·n,
 //
-// positive when the skin is on the outer side of the cloth. Over several
+// positive when the skin is on the outer side of the cloth. Skin through
+// the cloth has the cloth under it inside the body, so a vertex with t > 0
+// whose garment point q is outside the body (signed distance ≥ 0) is not
+// covered by that garment: another part of the body lies over the cloth
+// there (the back of a hand hanging beside a skirt, 2-3 cm from it, or the
+// neck above the fold of a collar). Over several
 // garments (pieces) covering one vertex the largest t counts: the vertex
 // is through when it is through any of them. A vertex is counted as
 // Through when t > Depth.
@@ -56,6 +61,7 @@ type Through struct {
 	Workers int
 
 	pieces []*Body
+	own    *Body     // the body of Measure
 	hints  [][]int32 // per piece, per body vertex: the closest triangle last found
 	normal []geom.Vec3
 	depth  []float64 // per body vertex: its largest t (−Inf when uncovered)
@@ -82,8 +88,23 @@ func NewThrough(garments []*mesh.Mesh) (*Through, error) {
 // Measure returns the statistics of the body whose vertices are body and
 // triangles tris against the garments at positions garments (one slice
 // per piece, in NewThrough's order and vertex counts). It panics when the
-// counts do not match.
+// counts do not match, or when body and tris are not a valid mesh.
 func (t *Through) Measure(garments [][]geom.Vec3, body []geom.Vec3, tris [][3]int32) ThroughStats {
+	if t.own == nil || t.own.NumVerts() != len(body) || len(t.own.Tris()) != len(tris) {
+		b, err := NewBody(&mesh.Mesh{Verts: body, Tris: tris})
+		if err != nil {
+			panic(fmt.Sprintf("collide: Through.Measure: %v", err))
+		}
+		t.own = b
+	} else {
+		t.own.SetFrame(body)
+	}
+	return t.MeasureBody(garments, t.own)
+}
+
+// MeasureBody is Measure of body at its positions now (Body.Positions).
+func (t *Through) MeasureBody(garments [][]geom.Vec3, bd *Body) ThroughStats {
+	body, tris := bd.Positions(), bd.Tris()
 	if len(garments) != len(t.pieces) {
 		panic(fmt.Sprintf("collide: Through.Measure got %d garments, want %d", len(garments), len(t.pieces)))
 	}
@@ -111,7 +132,7 @@ func (t *Through) Measure(garments [][]geom.Vec3, body []geom.Vec3, tris [][3]in
 	}
 	each((len(body)+penChunk-1)/penChunk, t.Workers, func(c int) {
 		for v := c * penChunk; v < min((c+1)*penChunk, len(body)); v++ {
-			t.depth[v] = t.vertex(int32(v), body[v], t.normal[v], cover)
+			t.depth[v] = t.vertex(bd, int32(v), body[v], t.normal[v], cover)
 		}
 	})
 	var s ThroughStats
@@ -128,9 +149,9 @@ func (t *Through) Measure(garments [][]geom.Vec3, body []geom.Vec3, tris [][3]in
 	return s
 }
 
-// vertex returns body vertex v's largest depth through the garments that
-// cover it (see Through), −Inf when none does.
-func (t *Through) vertex(v int32, p, nb geom.Vec3, cover float64) float64 {
+// vertex returns body vertex v of bd's largest depth through the garments
+// that cover it (see Through), −Inf when none does.
+func (t *Through) vertex(bd *Body, v int32, p, nb geom.Vec3, cover float64) float64 {
 	best := math.Inf(-1)
 	if nb == (geom.Vec3{}) {
 		return best
@@ -155,7 +176,23 @@ func (t *Through) vertex(v int32, p, nb geom.Vec3, cover float64) float64 {
 		if c < 0 {
 			ng = ng.Neg()
 		}
-		best = max(best, p.Sub(con.Point).Dot(ng))
+		d := p.Sub(con.Point).Dot(ng)
+		if d > 0 && !insideNear(bd, con.Point, v, cover) {
+			continue
+		}
+		best = max(best, d)
 	}
 	return best
+}
+
+// insideNear reports whether point q, within maxDist of body vertex v of
+// b, is inside b (signed distance < 0); the search starts at a triangle of
+// v.
+func insideNear(b *Body, q geom.Vec3, v int32, maxDist float64) bool {
+	hint := int32(-1)
+	if ts := b.Topology().VertTriangles(v); len(ts) > 0 {
+		hint = ts[0]
+	}
+	con, ok := b.queryHint(q, maxDist, hint)
+	return ok && con.Dist < 0
 }

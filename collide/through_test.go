@@ -96,3 +96,25 @@ func TestThroughCross(t *testing.T) {
 		t.Errorf("a garment across the skin covers %d vertices, want 0", s.Covered)
 	}
 }
+
+// TestThroughHandOverCloth checks that body geometry lying over a garment
+// (a 2 cm slab, like the back of a hand beside a skirt, 5 mm above a sheet
+// that lies on the skin) is not counted as through it: the garment's
+// point under the slab's top is outside the body.
+func TestThroughHandOverCloth(t *testing.T) {
+	plane := sheet(1, 1, 20, 20, 0)
+	hand := box(geom.V(-0.05, 0.01, -0.05), geom.V(0.05, 0.03, 0.05))
+	body := &mesh.Mesh{Verts: append(append([]geom.Vec3(nil), plane.Verts...), hand.Verts...), Tris: append([][3]int32(nil), plane.Tris...)}
+	for _, tr := range hand.Tris {
+		n := int32(len(plane.Verts))
+		body.Tris = append(body.Tris, [3]int32{tr[0] + n, tr[1] + n, tr[2] + n})
+	}
+	cl := sheet(0.52, 0.52, 13, 13, 0.005)
+	th, err := NewThrough([]*mesh.Mesh{cl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := th.Measure([][]geom.Vec3{cl.Verts}, body.Verts, body.Tris); s.Through != 0 || s.MaxThrough != 0 {
+		t.Errorf("got %+v, want none through", s)
+	}
+}

@@ -33,9 +33,9 @@ var goldenCases = []goldenCase{
 	{name: "coarse-w1", res: 700, end: 4, workers: 1, hash: "0d8cf1ae761bbb4bf0b2939bd1f27b7e2fb5aeb896ba6ff102eeb39b7153b6e9"},
 	{name: "coarse-w2", res: 700, end: 4, workers: 2, hash: "0d8cf1ae761bbb4bf0b2939bd1f27b7e2fb5aeb896ba6ff102eeb39b7153b6e9"},
 	{name: "coarse-weftwarp", res: 700, end: 4, workers: 2, weft: true, hash: "e34b70bf7464e6f1b88ec8226272fc53fe61680b4d1e4715cb8065a30287b731"},
-	{name: "4k-w1", res: 4000, end: 3, workers: 1, hash: "91a8a75f4082dc43ee6eeeaafe32c184583156c5fe497a2a91fe12f6bf78ceed"},
-	{name: "4k-w2", res: 4000, end: 3, workers: 2, hash: "91a8a75f4082dc43ee6eeeaafe32c184583156c5fe497a2a91fe12f6bf78ceed"},
-	{name: "4k-weftwarp", res: 4000, end: 3, workers: 2, weft: true, hash: "08dcbeb04e167e5440d11aae073754b816ace59bf4da0abb368429c2dd6500f1"},
+	{name: "4k-w1", res: 4000, end: 3, workers: 1, hash: "70465722c1bc49f1239d4d35f745ecaba585ab84f742a22a35d211ffd2e6ea1d"},
+	{name: "4k-w2", res: 4000, end: 3, workers: 2, hash: "70465722c1bc49f1239d4d35f745ecaba585ab84f742a22a35d211ffd2e6ea1d"},
+	{name: "4k-weftwarp", res: 4000, end: 3, workers: 2, weft: true, hash: "38d584d5a03e715f23ad40fb1f1105125eb90aaadc5ccb484fdae13ed525fd62"},
 	{name: "cut-3pieces", res: 700, end: 4, workers: 2, cut: true, hash: "4ab3fa58ae342de04b1cbd3728da955931d6bcc70c34491342df1edb1e70d979"},
 }
 

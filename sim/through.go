@@ -22,7 +22,7 @@ func (s *Simulator) measureThrough(pb *collide.Body, st *FrameStats) error {
 	for i, c := range s.cloths {
 		x[i] = c.X
 	}
-	th := s.through.Measure(x, pb.Positions(), pb.Tris())
+	th := s.through.MeasureBody(x, pb)
 	st.Covered, st.Through, st.MaxThrough = th.Covered, th.Through, th.MaxThrough
 	return nil
 }
