@@ -304,7 +304,9 @@ func runCase(ctx context.Context, c *SimCase, spec scene.Spec, target int, opt S
 		v0 = s.Clip.Poses[1].Root.Sub(s.Clip.Poses[0].Root).Scale(c.FPS)
 	}
 	lead := runUp(&in, v0, runUpTime)
-	c.Notes = append(c.Notes, fmt.Sprintf("Blender starts %d frames before frame 0, from pleat's frame 0 at rest, moved back along the clip's initial velocity (%.2f m/s) and brought up to it (untimed, unscored)", lead, v0.Len()))
+	if lead > 0 && !opt.NoBlender {
+		c.Notes = append(c.Notes, fmt.Sprintf("Blender starts %d frames before frame 0, from pleat's frame 0 at rest, moved back along the clip's initial velocity (%.2f m/s) and brought up to it (untimed, unscored)", lead, v0.Len()))
+	}
 	switch {
 	case opt.NoBlender:
 		c.Blender.Err = "skipped (--no-blender)"
