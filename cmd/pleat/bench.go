@@ -202,7 +202,7 @@ runs.`,
 	fl.IntVar(&opt.CoarseVerts, "coarse-verts", 700, "resolution of the coarse procedural garments")
 	fl.StringVar(&cases, "cases", "", "comma-separated cases: walk, coarse (default both)")
 	fl.StringVar(&opt.Fabric, "fabric", "denim", "fabric preset of every garment")
-	fl.IntVar(&opt.BlenderQuality, "blender-quality", bench.BlenderDefaultQuality, "Blender cloth steps per frame of its first run (Blender's default: 5)")
+	fl.IntVar(&opt.BlenderQuality, "blender-quality", bench.BlenderDefaultQuality, "Blender cloth steps per frame of its first run, reported as Blender's default")
 	fl.IntVar(&opt.MaxQuality, "max-quality", 20, "most Blender steps per frame the quality search tries")
 	fl.BoolVar(&opt.NoSearch, "no-search", false, "run Blender at --blender-quality only, without searching the steps that match pleat's quality")
 	fl.IntVar(&opt.Substeps, "substeps", 0, "pleat's cloth substeps per frame (0: one per 1/60 s); fewer is faster and less accurate")
