@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ const paperFPS = 11.9
 type benchSynthFlags struct {
 	verts, frames, warmup int
 	db, spec, motion      string
+	memprofile            string
 	serial                bool
 }
 
@@ -74,6 +76,7 @@ suit at --verts (e.g. builddb --resolution 46000 --spec small) is timed.`,
 	fl.StringVar(&f.db, "db", "", "a database built by builddb for the procedural suit at --verts (default: a timing database of skinned samples, made in memory)")
 	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the timing database: "small" (53 samples), "default" (519) or a JSON file`)
 	fl.StringVar(&f.motion, "motion", "walk", "procedural clip (walk, armraise, elbowbend, kneebend, twist)")
+	fl.StringVar(&f.memprofile, "memprofile", "", "write the heap allocations of the timed frames (every allocation sampled) to this pprof file")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other instead of concurrently")
 	return cmd
 }
@@ -98,6 +101,10 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 		return fmt.Errorf("--frames %d: want 1 to 100000", f.frames)
 	case f.warmup < 1 || f.warmup > 100000:
 		return fmt.Errorf("--warmup %d: want 1 to 100000", f.warmup)
+	}
+	if f.memprofile != "" {
+		// Sample nothing until the timed frames (timeSteps).
+		runtime.MemProfileRate = 0
 	}
 	log := cmd.ErrOrStderr()
 	const fps = 30
@@ -145,7 +152,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 	r.verts, r.coarse, r.samples = p.NumVerts(), len(p.Coarse().Mesh.Verts), len(db.Samples)
 	r.synthBytes = p.Synthesizer().MemoryBytes()
 	fmt.Fprintf(log, "stepping %d + %d frames of %d vertices\n", f.warmup, f.frames, r.verts)
-	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, r); err != nil {
+	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, f.memprofile, r); err != nil {
 		return err
 	}
 	writeBenchSynth(cmd.OutOrStdout(), f, r)
@@ -153,8 +160,9 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 }
 
 // timeSteps steps the pipeline through warmup frames, then times frames
-// more, counting the heap allocations of the timed frames.
-func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, r *benchSynthResult) error {
+// more, counting the heap allocations of the timed frames (and writing
+// where they are to memprofile, when not empty).
+func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, memprofile string, r *benchSynthResult) error {
 	if len(poses) < warmup+frames {
 		return fmt.Errorf("bench synth: the clip has %d frames, %d needed", len(poses), warmup+frames)
 	}
@@ -170,6 +178,10 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 		if _, err := step(f); err != nil {
 			return err
 		}
+	}
+	if memprofile != "" {
+		// Only the allocations from here on are sampled, every one.
+		runtime.MemProfileRate = 1
 	}
 	var m0, m1 runtime.MemStats
 	runtime.GC()
@@ -188,7 +200,19 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 	r.cpu, r.cpuOK = cpu1-cpu0, ok0 && ok1
 	runtime.ReadMemStats(&m1)
 	r.mallocs, r.allocBytes = m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc
-	return nil
+	if memprofile == "" {
+		return nil
+	}
+	runtime.GC() // the profile is as of the last collection
+	out, err := os.Create(memprofile)
+	if err != nil {
+		return fmt.Errorf("--memprofile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
+		out.Close()
+		return fmt.Errorf("--memprofile %s: %w", memprofile, err)
+	}
+	return out.Close()
 }
 
 // timingDB makes a database of spec for the garments on ch whose samples
