@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	"io"
 	"math"
 	"os"
@@ -68,7 +69,8 @@ It writes, in --out:
   skinning.glb     the skinning baseline (GPU skinning)
   flow.glb         the compressed reference (GPU skinning + morph targets)
   reference.pc2    the reference as a point cache (+ .obj rest mesh)
-  report.html      renders side by side, curvature and error plots, tables
+  report.html      renders side by side (also as curvature heat maps),
+                   curvature and error plots, tables
 
 and prints how to play them side by side in the viewer. The scene flags
 of pose and the simulator flags of simulate apply (they change the
@@ -389,7 +391,7 @@ func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.V
 			name string
 			x    []geom.Vec3
 		}{{"reference", run.refFrames[f]}, {"synthesized", run.synth[f]}, {"coarse", run.coarse[f]}, {"skinning", run.skin[f]}, {"flow", flowF[f]}} {
-			img, err := renderGarments(s, run.rest, c.x, f)
+			img, err := renderGarments(s, run.rest, c.x, f, nil)
 			if err != nil {
 				return err
 			}
@@ -398,6 +400,9 @@ func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.V
 		if err := rep.Grid(fmt.Sprintf("frame %d", f), cells); err != nil {
 			return err
 		}
+	}
+	if err := demoHeatRow(rep, s, run, flowF); err != nil {
+		return err
 	}
 	rep.Heading("Against the reference")
 	if err := demoPlots(rep, run, xs, cFlow, eFlow); err != nil {
@@ -417,6 +422,32 @@ func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.V
 		fl.K, float64(fl.Size())/1024, float64(12*len(run.rest.Verts)*n)/float64(fl.Size()), tm.compress.Seconds(),
 		tm.decompress.Seconds()*1000/float64(n), meanFlow))
 	return rep.WriteFile(path)
+}
+
+// demoHeatRow renders every method at the middle frame coloured by mean
+// curvature (red convex, blue concave) on the reference's scale, so
+// wrinkles show as bands whose strength compares across methods.
+func demoHeatRow(rep *report.Report, s *scene.Scene, run *demoRun, flowF [][]geom.Vec3) error {
+	top, err := mesh.NewTopology(run.rest)
+	if err != nil {
+		return err
+	}
+	f := run.shown[1]
+	scale := 0.0
+	var cells []report.Cell
+	for _, c := range []struct {
+		name string
+		x    []geom.Vec3
+	}{{"reference", run.refFrames[f]}, {"synthesized", run.synth[f]}, {"coarse", run.coarse[f]}, {"skinning", run.skin[f]}, {"flow", flowF[f]}} {
+		var heat []color.NRGBA
+		heat, scale = curvatureHeat(run.rest, top, c.x, scale)
+		img, err := renderGarments(s, run.rest, c.x, f, heat)
+		if err != nil {
+			return err
+		}
+		cells = append(cells, report.Cell{Caption: c.name, Image: img})
+	}
+	return rep.Grid(fmt.Sprintf("frame %d, mean curvature (red convex, blue concave; ±%.0f 1/m)", f, scale), cells)
 }
 
 // demoSummary is the report's first table.
@@ -470,8 +501,10 @@ func demoPlots(rep *report.Report, run *demoRun, xs, cFlow, eFlow []float64) err
 	return nil
 }
 
-// renderGarments draws the body at frame f with the garment positions x.
-func renderGarments(s *scene.Scene, garments *mesh.Mesh, x []geom.Vec3, f int) (image.Image, error) {
+// renderGarments draws the body at frame f with the garment positions x,
+// one colour per garment piece, or, when heat is not nil, one colour per
+// vertex (a curvature heat map).
+func renderGarments(s *scene.Scene, garments *mesh.Mesh, x []geom.Vec3, f int, heat []color.NRGBA) (image.Image, error) {
 	body, _, err := s.Frame(f, nil, nil)
 	if err != nil {
 		return nil, err
@@ -480,15 +513,31 @@ func renderGarments(s *scene.Scene, garments *mesh.Mesh, x []geom.Vec3, f int) (
 	c := box.Center()
 	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
 	items := []render.Item{{Mesh: s.OutputBody(), Verts: body, Color: scene.PaletteColor(0)}}
-	// One colour per garment piece (the merged mesh has a group per piece).
+	// The merged mesh has a group per piece.
 	for i, g := range garments.Groups {
 		part := &mesh.Mesh{Verts: garments.Verts}
 		for _, t := range g.Tris {
 			part.Tris = append(part.Tris, garments.Tris[t])
 		}
-		items = append(items, render.Item{Mesh: part, Verts: x, Color: scene.PaletteColor(i + 1)})
+		items = append(items, render.Item{Mesh: part, Verts: x, Color: scene.PaletteColor(i + 1), VertexColors: heat})
 	}
 	return render.Render(items, render.Options{Width: 360, Height: 480, View: render.ThreeQuarter, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}})
+}
+
+// curvatureHeat returns the garment's per-vertex mean curvature at
+// positions x (cotan) and, when scale is 0, twice its area-weighted RMS
+// as the heat map's scale.
+func curvatureHeat(garments *mesh.Mesh, top *mesh.Topology, x []geom.Vec3, scale float64) ([]color.NRGBA, float64) {
+	m := &mesh.Mesh{Verts: x, Tris: garments.Tris}
+	h := mesh.MeanCurvature(m, top, mesh.CurvatureCotan, nil)
+	if scale == 0 {
+		scale = 2 * mesh.SummarizeCurvature(h, mesh.MixedAreas(m, nil), top).RMS
+	}
+	out := make([]color.NRGBA, len(h))
+	for i := range h {
+		out[i] = render.HeatColor(h[i], scale)
+	}
+	return out, scale
 }
 
 func median(x []float64) float64 {

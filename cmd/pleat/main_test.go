@@ -182,7 +182,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Against the high-resolution reference", "wang2010 Table 1", "Renders", "synthesized", "skinning", "Wrinkle flow"} {
+	for _, want := range []string{"Against the high-resolution reference", "wang2010 Table 1", "Renders", "mean curvature (red convex", "synthesized", "skinning", "Wrinkle flow"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report lacks %q", want)
 		}
