@@ -111,6 +111,8 @@ type demoRun struct {
 	coarseN   int
 }
 
+// runDemo gets the database, runs the reference simulation and the
+// synthesis of the clip, prints the evaluation and writes the outputs.
 func runDemo(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, df *demoDBFlags, sy *synthFlags, outDir string) error {
 	w := cmd.OutOrStdout()
 	if sf.spec.FPS == 0 {

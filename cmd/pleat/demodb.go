@@ -45,7 +45,7 @@ func (f *demoDBFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&f.jobs, "jobs", 0, "database samples simulated at once (0: one per CPU)")
 }
 
-// demoCacheDir returns the folder the demo's databases are cached in.
+// dir returns the folder the demo's databases are cached in.
 func (f *demoDBFlags) dir() (string, error) {
 	if f.cacheDir != "" {
 		return f.cacheDir, nil
