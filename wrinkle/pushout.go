@@ -75,7 +75,7 @@ type BodyPush struct {
 // pushChunk is the number of points per chunk of Push, refitSerialBelow
 // the number of body vertices under which SetBody refits on the caller.
 const (
-	pushChunk        = 256
+	pushChunk        = 64
 	refitSerialBelow = 4096
 )
 
