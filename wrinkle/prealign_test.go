@@ -13,7 +13,7 @@ import (
 // role's wrinkle mesh by the transfer's offsets of the blended mesh less
 // the down-sampled differences (T is affine), against the definition
 // x = Σ_J w_J (g_J + T(g_J)) with a whole transfer per role, and that
-// frames are bit-identical for any worker count.
+// frames are bit-identical for any worker count and allocate nothing.
 func TestPrealignMatchesDefinition(t *testing.T) {
 	f := getFixture(t)
 	db, err := Read(bytes.NewReader(oneMachine(t)))
@@ -43,6 +43,9 @@ func TestPrealignMatchesDefinition(t *testing.T) {
 		must(t, a.Synthesize(pose))
 		got := make([]geom.Vec3, len(x))
 		must(t, a.Apply(x, coarse, got))
+		if n := testing.AllocsPerRun(3, func() { _ = a.Apply(x, coarse, got) }); n != 0 {
+			t.Errorf("%d workers: Apply makes %v allocations", workers, n)
+		}
 		if ref != nil {
 			for v := range got {
 				if got[v] != ref[v] {
