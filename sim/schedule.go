@@ -196,17 +196,19 @@ func (a *ahead) disarm() { a.armed = false }
 // pacer picks, frame by frame, whether the pieces are stepped by the team
 // and their own loops split over the workers (in parallel), or all of it
 // by the calling goroutine alone (serially; see Simulator.setMode): on a
-// machine
-// busy with other work, goroutines that wait for each other every substep
-// can be slower than one goroutine, since each wait costs a scheduling
-// delay. It keeps a moving average of the time per substep of each mode
-// and uses the faster, timing the other one now and then to follow a
-// changing load (first after probeMin frames, then twice as long each
-// time the faster mode stays the faster, up to probeMax). The mode never
-// changes results.
+// machine busy with other work, goroutines that wait for each other every
+// substep can be slower than one goroutine, since each wait costs a
+// scheduling delay. It keeps a moving average of the time per substep of
+// the mode in use and uses the faster, timing the other one now and then
+// to follow a changing load (first after probeMin frames, then twice as
+// long each time the faster mode stays the faster, up to probeMax); a
+// probe replaces the other mode's estimate, which is stale. The first
+// paceWarmup frames (first-use costs: goroutines started, buffers
+// touched) are not timed. The mode never changes results.
 type pacer struct {
 	est      [2]float64 // s per substep: [serial, parallel]
 	measured [2]bool
+	frames   int // frames recorded
 	wait     int // frames until the next probe
 	interval int
 	best     int
@@ -218,6 +220,8 @@ const (
 	probeMin, probeMax       = 4, 64
 	// paceWeight is the weight of the newest frame in a mode's average.
 	paceWeight = 0.3
+	// paceWarmup is the number of first frames not timed.
+	paceWarmup = 2
 )
 
 // mode returns the mode of the coming frame.
@@ -238,7 +242,10 @@ func (p *pacer) mode() int {
 
 // record adds a frame stepped in mode at perSub seconds per substep.
 func (p *pacer) record(mode int, perSub float64) {
-	if !p.measured[mode] {
+	if p.frames++; p.frames <= paceWarmup {
+		return
+	}
+	if !p.measured[mode] || p.probing {
 		p.est[mode], p.measured[mode] = perSub, true
 	} else {
 		p.est[mode] += paceWeight * (perSub - p.est[mode])

@@ -14,28 +14,32 @@ func TestPacer(t *testing.T) {
 		name       string
 		perSub     [2]float64 // s per substep: serial, parallel
 		want       int
-		maxOther   int // frames of the other mode allowed in 200
-		minOther   int // probes at least
-		firstModes [2]int
+		maxOther   int    // frames of the other mode allowed in 200
+		minOther   int    // probes at least
+		firstModes [4]int // warm-up, then each mode timed
 	}{
-		{"parallel faster", [2]float64{2, 1}, modeParallel, 12, 3, [2]int{modeParallel, modeSerial}},
-		{"serial faster", [2]float64{1, 1.3}, modeSerial, 12, 3, [2]int{modeParallel, modeSerial}},
+		{"parallel faster", [2]float64{2, 1}, modeParallel, 12, 3, [4]int{modeParallel, modeParallel, modeParallel, modeSerial}},
+		{"serial faster", [2]float64{1, 1.3}, modeSerial, 12, 3, [4]int{modeParallel, modeParallel, modeParallel, modeSerial}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p pacer
 			other := 0
 			for f := range 200 {
 				m := p.mode()
-				if f < 2 && m != tc.firstModes[f] {
-					t.Fatalf("frame %d in mode %d, want %d (each mode timed first)", f, m, tc.firstModes[f])
+				if f < 4 && m != tc.firstModes[f] {
+					t.Fatalf("frame %d in mode %d, want %d (warm-up, then each mode timed)", f, m, tc.firstModes[f])
 				}
-				if f >= 2 && m != tc.want {
+				if f >= 4 && m != tc.want {
 					other++
 				}
-				p.record(m, tc.perSub[m])
+				perSub := tc.perSub[m]
+				if f < paceWarmup {
+					perSub *= 10 // first-use costs, not timed
+				}
+				p.record(m, perSub)
 			}
 			if other > tc.maxOther || other < tc.minOther {
-				t.Errorf("%d of 198 frames in the slower mode, want %d to %d", other, tc.minOther, tc.maxOther)
+				t.Errorf("%d of 196 frames in the slower mode, want %d to %d", other, tc.minOther, tc.maxOther)
 			}
 			// The load changes: the other mode becomes faster.
 			swapped := [2]float64{tc.perSub[1], tc.perSub[0]}
@@ -89,5 +93,31 @@ func TestTeam(t *testing.T) {
 			}
 		}
 		tm.stop()
+	}
+}
+
+// TestPacerProbeReplaces checks that a probe replaces a mode's stale
+// estimate: a first timed parallel frame made slow by a passing load does
+// not keep the pacer serial once a probe finds parallel faster.
+func TestPacerProbeReplaces(t *testing.T) {
+	var p pacer
+	var modes []int
+	for f := range 40 {
+		m := p.mode()
+		modes = append(modes, m)
+		perSub := [2]float64{2, 1}[m]
+		if f == paceWarmup && m == modeParallel {
+			perSub = 10 // a passing load
+		}
+		p.record(m, perSub)
+	}
+	serial := 0
+	for _, m := range modes[10:] {
+		if m == modeSerial {
+			serial++
+		}
+	}
+	if serial > 2 { // the probes
+		t.Errorf("modes %v: %d of the last 30 frames serial", modes, serial)
 	}
 }

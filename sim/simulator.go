@@ -395,6 +395,8 @@ func (s *Simulator) setMode(mode int) {
 				h.Params.Workers = workers
 			case *collide.Overlap:
 				h.Params.Workers = workers
+			case *collide.BodyOverlap:
+				h.Params.Workers = workers
 			}
 		}
 	}
