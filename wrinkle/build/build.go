@@ -69,8 +69,8 @@ type Progress struct {
 type SampleResult struct {
 	Sample wrinkle.Sample
 	Stats  wrinkle.SampleStats
-	// Setup is the wall time of sim.New (garment refinement, collision
-	// proxy, ...), Settle that of SettleTo.
+	// Setup is the wall time of sim.Prepared.New (the sample's cloths,
+	// collision bodies and hooks), Settle that of SettleTo.
 	Setup, Settle time.Duration
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
@@ -99,6 +99,7 @@ type Builder struct {
 	ch       *character.Character
 	garments []*character.Garment
 	opt      Options
+	prep     *sim.Prepared // every sample's simulator is built from it
 	build    *wrinkle.Build
 	pieces   []int // vertex offset of each simulator piece in the garment
 	verts    int
@@ -129,13 +130,17 @@ func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.S
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	s, err := sim.New(ch, garments, opt.Sim)
+	prep, err := sim.Prepare(ch, garments, opt.Sim)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	s, err := prep.New()
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
 	pieces := s.Pieces()
 	s.Close()
-	b := &Builder{ch: ch, garments: garments, opt: opt}
+	b := &Builder{ch: ch, garments: garments, opt: opt, prep: prep}
 	g, w, names := joinPieces(pieces, &b.pieces)
 	b.verts = len(g.Verts)
 	settings, err := b.settings()
@@ -280,7 +285,7 @@ func (b *Builder) simulate(ctx context.Context, k int) ([]geom.Vec3, SampleResul
 		return nil, res, &SampleError{s, err}
 	}
 	t0 := time.Now()
-	sm, err := sim.New(b.ch, b.garments, b.opt.Sim)
+	sm, err := b.prep.New()
 	if err != nil {
 		return nil, res, &SampleError{s, err}
 	}

@@ -143,7 +143,7 @@ func (s *Summary) add(r SampleResult) {
 }
 
 // Timing sums this run's per-sample wall times: simulator setup
-// (sim.New) and settling, and the mean frames per settle.
+// (sim.Prepared.New) and settling, and the mean frames per settle.
 func (s *Summary) Timing() (setup, settle time.Duration, frames float64) {
 	for _, r := range s.Samples {
 		setup += r.Setup
