@@ -331,7 +331,7 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	c := &Cloth{mat: mat, opts: opts}
 	c.pool = newPool(opts.Workers)
 	// The pool's helpers hold only the pool; stop them when c is collected.
-	runtime.AddCleanup(c, stopPool, c.pool)
+	runtime.AddCleanup(c, stopPool, c.pool.Pool)
 	if mat.Model == MassSpring {
 		c.ms = mat.Fabric.Springs()
 		if mat.Springs != nil {
@@ -499,7 +499,7 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 // default), from the next loop on: a caller that finds its goroutines
 // waiting for each other on a busy machine can step on one. Results do not
 // change (loops split in fixed chunks and reduce in chunk order).
-func (c *Cloth) SetSingleThreaded(on bool) { c.pool.single = on }
+func (c *Cloth) SetSingleThreaded(on bool) { c.pool.Pool.SetSingleThreaded(on) }
 
 // Material returns the cloth's material.
 func (c *Cloth) Material() Material { return c.mat }

@@ -355,7 +355,7 @@ func (c *Cloth) kinetic() (ke, vmax float64) {
 // blocks). A caller stepping several such cloths concurrently may keep one
 // goroutine per cloth busy without starving the cloths' own helpers.
 func (c *Cloth) Serial() bool {
-	if c.pool.workers <= 1 {
+	if c.pool.Workers() <= 1 {
 		return true
 	}
 	return max(len(c.X), len(c.sprs), len(c.tris), len(c.hinges), len(c.sys.val)) < serialBelow

@@ -131,12 +131,12 @@ func (b *BodyPush) workers() *pool {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	if b.pool == nil || b.pool.workers != w && !b.pool.stopped {
+	if b.pool == nil || b.pool.Workers() != w && !b.pool.Stopped() {
 		if b.pool != nil {
 			b.pool.stop()
 		}
 		b.pool = newPool(w)
-		runtime.AddCleanup(b, stopPool, b.pool)
+		runtime.AddCleanup(b, stopPool, b.pool.Pool)
 	}
 	return b.pool
 }

@@ -182,7 +182,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	}
 	s.pool = newPool(opt.Workers)
 	s.chunkFn = s.chunk
-	runtime.AddCleanup(s, stopPool, s.pool)
+	runtime.AddCleanup(s, stopPool, s.pool.Pool)
 	return s, nil
 }
 

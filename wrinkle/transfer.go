@@ -150,7 +150,7 @@ func NewTransfer(fine, coarse *mesh.Mesh, finePiece, coarsePiece []int32, opt Tr
 		workers = runtime.GOMAXPROCS(0)
 	}
 	t.pool = newPool(workers)
-	runtime.AddCleanup(t, stopPool, t.pool)
+	runtime.AddCleanup(t, stopPool, t.pool.Pool)
 	t.downFn, t.upFn = t.downChunk, t.upChunk
 	// b(v): the rest shapes' offsets, in each vertex's local frame.
 	t.bias = make([]geom.Vec3, nc)
