@@ -34,7 +34,11 @@
 // that a busy machine has not scheduled costs nothing. A goroutine whose
 // pieces are done before the others prepares the coming frame (its skinned
 // collision body and attachment targets, when Simulator.Ahead named its
-// pose) instead of waiting. A frame takes one substep per 1/60 s by
+// pose) instead of waiting. On a machine busy with other work, goroutines
+// that meet every substep can be slower than one: a pacer times frames
+// stepped in parallel and serially (the pieces' own solver and collision
+// loops included) and uses the faster, which never changes results. A
+// frame takes one substep per 1/60 s by
 // default, and more where the motion moves the garments' skinned shapes
 // more than 10 cm per substep (a kick's swing, a clip played fast; at most
 // 32 per frame).
