@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -347,4 +348,31 @@ func RefinePieces(pieces []*Piece, target int) float64 {
 	}
 	copy(pieces, best)
 	return bestEdge
+}
+
+// JoinPieces concatenates pieces (in their own vertex order, as
+// Simulator.Pieces gives them) into one mesh with one skin weight list per
+// vertex, piece after piece; offs[i] is piece i's first vertex there and
+// name joins the pieces' names with "+". This is the garment a wrinkle
+// database stores and the online pipeline checks against it.
+func JoinPieces(pieces []*Piece) (m *mesh.Mesh, w skel.Weights, offs []int, name string) {
+	m = &mesh.Mesh{}
+	w = skel.Weights{Offsets: []int32{0}}
+	names := make([]string, 0, len(pieces))
+	for _, p := range pieces {
+		off := int32(len(m.Verts))
+		offs = append(offs, int(off))
+		m.Verts = append(m.Verts, p.Mesh.Verts...)
+		for _, t := range p.Mesh.Tris {
+			m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
+		}
+		for v := range p.Mesh.Verts {
+			js, ws := p.Weights.Influences(v)
+			w.Joints = append(w.Joints, js...)
+			w.W = append(w.W, ws...)
+			w.Offsets = append(w.Offsets, int32(len(w.Joints)))
+		}
+		names = append(names, p.Name)
+	}
+	return m, w, offs, strings.Join(names, "+")
 }

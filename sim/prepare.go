@@ -263,3 +263,7 @@ func pinsOf(p *Piece, pins []int32) []int32 {
 	}
 	return out
 }
+
+// Pieces returns the prepared pieces in their own vertex order, as the
+// simulators built from p give them (Simulator.Pieces). Shared: read only.
+func (p *Prepared) Pieces() []*Piece { return p.public }

@@ -12,14 +12,12 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/skel"
@@ -224,30 +222,13 @@ func timingDB(ch *character.Character, garments []*character.Garment, spec *wrin
 	if err != nil {
 		return nil, 0, err
 	}
-	s, err := sim.New(ch, garments, sim.Options{Workers: 1})
+	prep, err := sim.Prepare(ch, garments, sim.Options{Workers: 1})
 	if err != nil {
 		return nil, 0, err
 	}
-	pieces := s.Pieces()
-	s.Close()
-	g := &mesh.Mesh{}
-	w := skel.Weights{Offsets: []int32{0}}
-	var names []string
-	for _, p := range pieces {
-		off := int32(len(g.Verts))
-		g.Verts = append(g.Verts, p.Mesh.Verts...)
-		for _, t := range p.Mesh.Tris {
-			g.Tris = append(g.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
-		}
-		for v := range p.Mesh.Verts {
-			js, ws := p.Weights.Influences(v)
-			w.Joints = append(w.Joints, js...)
-			w.W = append(w.W, ws...)
-			w.Offsets = append(w.Offsets, int32(len(w.Joints)))
-		}
-		names = append(names, p.Name)
-	}
-	b, err := wrinkle.NewBuild(wrinkle.BuildInput{Rig: rig, Spec: spec, Name: strings.Join(names, "+"), Garment: g, Weights: w})
+	pieces := prep.Pieces()
+	g, w, _, name := sim.JoinPieces(pieces)
+	b, err := wrinkle.NewBuild(wrinkle.BuildInput{Rig: rig, Spec: spec, Name: name, Garment: g, Weights: w})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -11,9 +11,7 @@ import (
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/sim"
-	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
@@ -134,14 +132,10 @@ func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.S
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	s, err := prep.New()
-	if err != nil {
-		return nil, fmt.Errorf("build: %w", err)
-	}
-	pieces := s.Pieces()
-	s.Close()
+	pieces := prep.Pieces()
 	b := &Builder{ch: ch, garments: garments, opt: opt, prep: prep}
-	g, w, names := joinPieces(pieces, &b.pieces)
+	g, w, offs, names := sim.JoinPieces(pieces)
+	b.pieces = offs
 	b.verts = len(g.Verts)
 	settings, err := b.settings()
 	if err != nil {
@@ -164,31 +158,6 @@ func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.S
 		}
 	}
 	return b, nil
-}
-
-// joinPieces concatenates the simulator's pieces (in their own vertex
-// order) into the one garment mesh a database stores, recording each
-// piece's first vertex in offs, and names it by its garments.
-func joinPieces(pieces []*sim.Piece, offs *[]int) (*mesh.Mesh, skel.Weights, string) {
-	m := &mesh.Mesh{}
-	w := skel.Weights{Offsets: []int32{0}}
-	var names []string
-	for _, p := range pieces {
-		off := int32(len(m.Verts))
-		*offs = append(*offs, int(off))
-		m.Verts = append(m.Verts, p.Mesh.Verts...)
-		for _, t := range p.Mesh.Tris {
-			m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
-		}
-		for v := range p.Mesh.Verts {
-			js, ws := p.Weights.Influences(v)
-			w.Joints = append(w.Joints, js...)
-			w.W = append(w.W, ws...)
-			w.Offsets = append(w.Offsets, int32(len(w.Joints)))
-		}
-		names = append(names, p.Name)
-	}
-	return m, w, strings.Join(names, "+")
 }
 
 // buildSettings is what a database records of how it was simulated.

@@ -5,9 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pleat-dev/pleat/character"
-	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/sim"
-	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
@@ -28,27 +26,12 @@ func CheckGarments(db *wrinkle.DB, ch *character.Character, garments []*characte
 		so = rec.Sim
 	}
 	so.Workers = 1
-	s, err := sim.New(ch, garments, so)
+	p, err := sim.Prepare(ch, garments, so)
 	if err != nil {
 		return fmt.Errorf("online: preparing the garments: %w", err)
 	}
-	pieces := s.Pieces()
-	s.Close()
-	m := &mesh.Mesh{}
-	w := skel.Weights{Offsets: []int32{0}}
-	for _, p := range pieces {
-		off := int32(len(m.Verts))
-		m.Verts = append(m.Verts, p.Mesh.Verts...)
-		for _, t := range p.Mesh.Tris {
-			m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
-		}
-		for v := range p.Mesh.Verts {
-			js, ws := p.Weights.Influences(v)
-			w.Joints = append(w.Joints, js...)
-			w.W = append(w.W, ws...)
-			w.Offsets = append(w.Offsets, int32(len(w.Joints)))
-		}
-	}
+	pieces := p.Pieces()
+	m, w, _, _ := sim.JoinPieces(pieces)
 	if err := db.CheckGarment(m, w); err != nil {
 		return fmt.Errorf("online: %w", err)
 	}
