@@ -34,7 +34,24 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 	// where time goes, and for regenerating default.pgo (see README).
 	root.PersistentFlags().StringVar(&r.profile, "cpuprofile", "", "write a CPU profile (pprof format) of the command to this file")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return r.startProfile() }
-	root.AddCommand(newInspectCmd(), newConvertCmd(), newPoseCmd(), newRenderCmd(), newCompressCmd(), newDecompressCmd(), newServeCmd(), newSimulateCmd(), newDemoCmd(), newBenchCmd(), newBuilddbCmd(), newDBCmd(), newSynthCmd(), newEvalCmd())
+	// One subcommand per line, so that work on different commands does not
+	// touch the same line.
+	root.AddCommand(
+		newInspectCmd(),
+		newConvertCmd(),
+		newPoseCmd(),
+		newRenderCmd(),
+		newCompressCmd(),
+		newDecompressCmd(),
+		newServeCmd(),
+		newSimulateCmd(),
+		newDemoCmd(),
+		newBenchCmd(),
+		newBuilddbCmd(),
+		newDBCmd(),
+		newSynthCmd(),
+		newEvalCmd(),
+	)
 	return r
 }
 
