@@ -1,0 +1,52 @@
+// Package refine adds wrinkles to a coarse garment simulation by local
+// refinement, as Chen, He and Yu 2015 (chen2015) §III.A: the coarse result
+// is analysed for curvature maxima, the regions around them are grown
+// (step 3), subdivided 1-to-4 (step 4) and simulated again with their
+// boundary held to the coarse result (step 5). The paper refines one still
+// frame; this package does it over whole animations.
+//
+// # Pipeline
+//
+//  1. Regions (Detector): per analysed frame, each coarse vertex's mean
+//     curvature |H| (mesh.Curvature: chen2015 §III.B Moreton–Séquin,
+//     eqs. 1–7, by default; §III.C Taubin, eqs. 8–13, or cotan); the local
+//     maxima over the 1-ring above Params.Peak; a region grown from each
+//     maximum ring by ring while |H| stays at least Params.Fraction of the
+//     peak (at most Params.Rings rings); the region's triangles are every
+//     coarse triangle touching a grown vertex.
+//  2. Hysteresis (Schedule): a triangle marked at frame f is active from
+//     f − Params.Lead to f + Params.Hold; the active set changes only
+//     every Params.Every frames, and a vertex leaving the refined patch
+//     fades back to the coarse surface over Params.Fade frames.
+//  3. Refinement (Patch): the active triangles are split 1-to-4 by
+//     mesh.SubdivideTris (red–green closure: no T-junctions). New vertices
+//     are placed on the PN-triangle (Vlachos et al. 2001) cubic edge curve
+//     through the edge's ends and vertex normals, both in the rest shape
+//     and in every frame, so that refinement alone adds no kinks. The
+//     patch's material is the coarse piece's fabric: package cloth builds
+//     spring stiffness from the fabric's membrane stiffness (N/m) times
+//     A/L² and bending from its rigidity (N·m) times A/L³, and masses from
+//     the area density, so halving the edges keeps the sheet's physical
+//     moduli and mass (a test checks the mass and rest lengths).
+//  4. Re-simulation: the red children form one cloth per piece; a vertex is
+//     free when every coarse triangle around it (or around its edge) is
+//     red, and otherwise hard-pinned to its place on the smooth coarse
+//     surface of each frame (cloth.Cloth.SetTarget), chen2015 step 5. The
+//     cloth collides with the skinned body (collide.Collider). When the
+//     active set changes, the patch is rebuilt and the vertices it had
+//     keep their positions and velocities (carried over by key).
+//
+// # Keys
+//
+// A refined vertex is named by a key within its piece: k < n for coarse
+// vertex k (n coarse vertices), n + e for the midpoint of coarse edge e
+// (mesh.Topology edge ids). Keys match the refined result, the
+// fixed-topology output over the union of regions, and a uniformly
+// subdivided reference simulation.
+//
+// # Units and conventions
+//
+// SI throughout: metres, seconds, kilograms; curvature in m⁻¹; +Y up.
+// Frames are at the clip's rate (Input.FPS). Results are deterministic: the
+// same inputs and Params give bit-identical frames.
+package refine

@@ -1,0 +1,206 @@
+package refine
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+)
+
+// ridgeInput is a horizontal 0.4 m sheet (16×16 quads, 25 mm edges) whose
+// coarse frames grow a fold along Z (a Gaussian ridge of width sigma, height
+// up to amp) and let it go again, with its two rows at z = 0 and 0.4 held.
+// The coarse frames do not sag under gravity; the refined cloth does.
+func ridgeInput(frames int) Input {
+	m := mesh.Grid(0.4, 0.4, 16, 16)
+	for v, q := range m.Verts {
+		m.Verts[v] = geom.V(q.X, 0, q.Y)
+	}
+	for t, tr := range m.Tris {
+		m.Tris[t] = [3]int32{tr[0], tr[2], tr[1]}
+		m.UVTris[t] = [3]int32{m.UVTris[t][0], m.UVTris[t][2], m.UVTris[t][1]}
+	}
+	var held []int32
+	for i := 0; i <= 16; i++ {
+		held = append(held, int32(i), int32(16*17+i))
+	}
+	const sigma, amp = 0.012, 0.03
+	fr := make([][]geom.Vec3, frames)
+	for f := range fr {
+		a := amp * math.Sin(math.Pi*float64(f)/float64(frames-1))
+		fr[f] = make([]geom.Vec3, len(m.Verts))
+		for v, q := range m.Verts {
+			d := q.X - 0.2
+			fr[f][v] = geom.V(q.X, a*math.Exp(-d*d/(2*sigma*sigma)), q.Z)
+		}
+	}
+	return Input{FPS: 30, Pieces: []PieceInput{{Name: "sheet", Mesh: m, Rest: m.Verts, Held: held,
+		Material: cloth.Material{Model: cloth.MassSpring, Fabric: cloth.Presets()["denim"]}, Frames: fr}}}
+}
+
+func TestRunRidge(t *testing.T) {
+	in := ridgeInput(30)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := res.Pieces[0]
+	if len(pr.Blocks) != 6 || len(pr.Frames) != 30 {
+		t.Fatalf("%d blocks, %d frames; want 6, 30", len(pr.Blocks), len(pr.Frames))
+	}
+	coarseTop, _ := mesh.NewTopology(pr.Coarse)
+	wantB := boundaryLength(pr.Coarse, coarseTop)
+	refinedAny := false
+	for b, bl := range pr.Blocks {
+		// Conforming: no T-junction leaves an inner edge with one triangle,
+		// so the boundary is the sheet's own, and every edge is manifold.
+		top, err := mesh.NewTopology(bl.Mesh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := boundaryLength(bl.Mesh, top); math.Abs(got-wantB) > 1e-9 {
+			t.Errorf("block %d: boundary length %.6f m, want %.6f (a T-junction)", b, got, wantB)
+		}
+		if len(top.NonManifoldEdges) > 0 || !top.IsManifold() {
+			t.Errorf("block %d: not manifold", b)
+		}
+		if len(bl.Mesh.Tris) > len(pr.Coarse.Tris) {
+			refinedAny = true
+		}
+	}
+	if !refinedAny {
+		t.Fatal("no block refined the ridge")
+	}
+	// The ridge's crest is refined around its peak (frame 15).
+	crest := false
+	for _, tr := range pr.BlockAt(15).Active {
+		for _, v := range pr.Coarse.Tris[tr] {
+			if math.Abs(pr.Coarse.Verts[v].X-0.2) < 1e-9 {
+				crest = true
+			}
+		}
+	}
+	if !crest {
+		t.Error("the crest is not refined at frame 15")
+	}
+}
+
+func boundaryLength(m *mesh.Mesh, top *mesh.Topology) float64 {
+	l := 0.0
+	for e, ab := range top.Edges {
+		if top.IsBoundaryEdge(int32(e)) {
+			l += m.Verts[ab[0]].Dist(m.Verts[ab[1]])
+		}
+	}
+	return l
+}
+
+// TestAcceleration checks that regions growing, shrinking and fading do
+// not pop: no refined vertex accelerates by more than the bound between
+// frames of the fixed-topology output.
+func TestAcceleration(t *testing.T) {
+	in := ridgeInput(40)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Every: 4, Lead: 2, Hold: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pieces[0].Blocks) < 3 {
+		t.Fatal("too few blocks")
+	}
+	changes := 0
+	for b := 1; b < len(res.Pieces[0].Blocks); b++ {
+		if len(res.Pieces[0].Blocks[b].Active) != len(res.Pieces[0].Blocks[b-1].Active) {
+			changes++
+		}
+	}
+	if changes < 2 {
+		t.Fatalf("the regions changed %d times; the test wants them to grow and shrink", changes)
+	}
+	coarse := maxAccel(in.Pieces[0].Frames, in.FPS)
+	got := maxAccel(res.Pieces[0].Frames, in.FPS)
+	t.Logf("max acceleration: coarse %.1f m/s², refined %.1f m/s²", coarse, got)
+	if got > accelBound {
+		t.Errorf("max acceleration %.1f m/s² > %.0f", got, accelBound)
+	}
+}
+
+// accelBound (m/s²) bounds the refined vertices' accelerations in
+// TestAcceleration: 3 g. The coarse fold accelerates at 0.2 m/s²; the
+// refined cloth falls under gravity from the coarse surface when a region
+// starts (9.8 m/s²) and is held up again by its boundary. A vertex moved by
+// d in one frame at 30 frames/s accelerates by d·900/s² (2·d·900 in the
+// frames around a jump that comes back).
+const accelBound = 30.0
+
+func maxAccel(fr [][]geom.Vec3, fps float64) float64 {
+	a := 0.0
+	for f := 1; f+1 < len(fr); f++ {
+		for v := range fr[f] {
+			d := fr[f+1][v].Sub(fr[f][v].Scale(2)).Add(fr[f-1][v])
+			a = math.Max(a, d.Len()*fps*fps)
+		}
+	}
+	return a
+}
+
+func TestDeterministic(t *testing.T) {
+	in := ridgeInput(12)
+	p := Params{Peak: 10, Every: 3}
+	a, err := Run(context.Background(), in, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Workers = 1
+	b, err := Run(context.Background(), in, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range a.Pieces[0].Frames {
+		for v, q := range a.Pieces[0].Frames[f] {
+			if q != b.Pieces[0].Frames[f][v] {
+				t.Fatalf("frame %d vertex %d: %v then %v", f, v, q, b.Pieces[0].Frames[f][v])
+			}
+		}
+	}
+}
+
+// TestMaterial checks that the refined patch is the same material: its
+// mass is the coarse triangles' (density × area) and its rest edges half
+// the coarse ones.
+func TestMaterial(t *testing.T) {
+	in := ridgeInput(2)
+	pi := in.Pieces[0]
+	pc, err := newPiece(pi.Name, pi.Mesh, pi.Rest, nil, pi.Material, pi.Frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Params{}
+	if err := p.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	tris := []int32{100, 101, 102, 103, 132, 133}
+	if err := pc.rebuild(tris, nil, 0, 30, &p, nil, collideParams(p)); err != nil {
+		t.Fatal(err)
+	}
+	mass := 0.0
+	for _, m := range pc.patch.cl.Mass {
+		mass += m
+	}
+	area := 0.0
+	for _, t := range pc.redList {
+		tr := pi.Mesh.Tris[t]
+		area += geom.TriangleArea(pi.Rest[tr[0]], pi.Rest[tr[1]], pi.Rest[tr[2]])
+	}
+	want := area * pi.Material.Fabric.Density
+	if math.Abs(mass-want) > 1e-12*want {
+		t.Errorf("patch mass %.9g kg, want %.9g", mass, want)
+	}
+	for e, L := range pc.patch.cl.EdgeRest() {
+		if math.Abs(L-0.0125) > 1e-9 && math.Abs(L-0.0125*math.Sqrt2) > 1e-9 {
+			t.Errorf("edge %d rest length %.6f m, want 12.5 mm or its diagonal", e, L)
+		}
+	}
+}
