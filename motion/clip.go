@@ -75,13 +75,16 @@ func axisQuat(a int, deg float64) geom.Quat {
 }
 
 // nonRootTol is the largest deviation, in file units relative to
-// 1+|offset|, of a non-root joint's position channel from its OFFSET that
-// Clip accepts (exporters that write six channels per joint write the
-// offset, rounded, into the position channels).
+// 1+|offset|, of a non-root joint's position channel from its OFFSET (or
+// from its mean over the clip) that Clip takes as no translation
+// (exporters that write six channels per joint write the offset, rounded,
+// into the position channels).
 const nonRootTol = 1e-4
 
 // Clip converts b to a Clip in metres; scale is the length of one file unit
-// in metres (CMUUnit for CMU files, 0.01 for centimetre files).
+// in metres (CMUUnit for CMU files, 0.01 for centimetre files). The file's
+// up axis is taken to be +Y (see ClipWith for other units and axes, and
+// for the notes this drops).
 //
 // The skeleton has one joint per BVH joint, with the same index, name and
 // parent, Rest.R = identity and Rest.T = Offset·scale, followed by one leaf
@@ -95,28 +98,43 @@ const nonRootTol = 1e-4
 // Rot = Rz·Ry·Rx (a vector is rotated about X first). With identity rest
 // rotations, Pose.Rot[j] is this local rotation. Position channels replace
 // the root's offset: Pose.Root = (P − Offset)·scale, where a missing
-// position channel takes the offset's value. Position channels on other
-// joints cannot be expressed in a skel.Pose: they are accepted only when
-// they equal the joint's offset (within 1e-4·(1+|offset|) file units,
-// as exporters writing six channels per joint do) and are ignored. A root
-// more than MaxRootDistance from its rest position is an error wrapping
-// ErrInvalid that names the frame and joint.
+// position channel takes the offset's value.
+//
+// Position channels on other joints (exporters that write six channels
+// per joint) replace that joint's offset too. A skel.Pose has no
+// per-joint translation, so: channels that stay within 1e-4·(1+|value|)
+// file units of one value over the clip give the joint's rest offset
+// (that value); a translation that varies over the clip on a joint whose
+// ancestors form a single chain from the root (a static "Reference" root
+// above the moving hips) moves the whole skeleton instead, added to
+// Pose.Root in world space, exact for that joint and everything below it;
+// elsewhere (a bone that stretches) the mean over the clip is its offset,
+// and a note says by how much it varied. A root more than
+// MaxRootDistance from its rest position is an error wrapping ErrInvalid
+// that names the frame and joint.
 func (b *BVH) Clip(scale float64) (*Clip, error) {
+	c, _, err := b.clip(scale)
+	return c, err
+}
+
+// clip is Clip, returning the notes on non-root translations too.
+func (b *BVH) clip(scale float64) (*Clip, []string, error) {
 	if !(scale > 0) || math.IsInf(scale, 0) {
-		return nil, fmt.Errorf("motion: scale %g, want positive and finite", scale)
+		return nil, nil, fmt.Errorf("motion: scale %g, want positive and finite", scale)
 	}
 	if err := b.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := len(b.Joints)
+	rest, toRoot, notes := b.jointOffsets(scale)
 	joints := make([]skel.Joint, 0, n+8)
 	used := make(map[string]bool, n)
 	for _, jt := range b.Joints {
 		used[jt.Name] = true
 	}
-	for _, jt := range b.Joints {
+	for j, jt := range b.Joints {
 		joints = append(joints, skel.Joint{Name: jt.Name, Parent: jt.Parent,
-			Rest: geom.Rigid{R: geom.QuatIdentity(), T: jt.Offset.Scale(scale)}})
+			Rest: geom.Rigid{R: geom.QuatIdentity(), T: rest[j].Scale(scale)}})
 	}
 	for j, jt := range b.Joints {
 		if jt.EndSite == nil {
@@ -132,36 +150,22 @@ func (b *BVH) Clip(scale float64) (*Clip, error) {
 	}
 	sk, err := skel.NewSkeleton(joints)
 	if err != nil {
-		return nil, fmt.Errorf("motion: %w", err)
+		return nil, nil, fmt.Errorf("motion: %w", err)
 	}
 	off := b.ChannelOffsets()
-	for j, jt := range b.Joints {
-		if j == 0 {
-			continue
-		}
-		o := [3]float64{jt.Offset.X, jt.Offset.Y, jt.Offset.Z}
-		for k, c := range jt.Channels {
-			if c.IsRotation() {
-				continue
-			}
-			want := o[c.axis()]
-			for f, fr := range b.Frames {
-				if v := fr[off[j]+k]; math.Abs(v-want) > nonRootTol*(1+math.Abs(want)) {
-					return nil, fmt.Errorf("motion: joint %q frame %d: %v = %g differs from OFFSET %g (non-root translation is not supported)",
-						jt.Name, f, c, v, want)
-				}
-			}
-		}
-	}
 	c := &Clip{Skeleton: sk, FPS: 1 / b.FrameTime, Poses: make([]skel.Pose, len(b.Frames))}
 	nj := sk.NumJoints()
 	rots := make([]geom.Quat, len(b.Frames)*nj)
+	wr := make([]geom.Quat, n) // world rotations, for toRoot joints
 	root := b.Joints[0].Offset
 	for f, fr := range b.Frames {
 		p := skel.Pose{Rot: rots[f*nj : (f+1)*nj : (f+1)*nj]}
 		for j, jt := range b.Joints {
 			q := geom.QuatIdentity()
-			pos := [3]float64{root.X, root.Y, root.Z}
+			pos := [3]float64{rest[j].X, rest[j].Y, rest[j].Z}
+			if j == 0 {
+				pos = [3]float64{root.X, root.Y, root.Z}
+			}
 			for k, ch := range jt.Channels {
 				v := fr[off[j]+k]
 				if ch.IsRotation() {
@@ -171,19 +175,95 @@ func (b *BVH) Clip(scale float64) (*Clip, error) {
 				}
 			}
 			p.Rot[j] = q.Normalize()
+			pv := geom.Vec3{X: pos[0], Y: pos[1], Z: pos[2]}
 			if j == 0 {
-				p.Root = geom.Vec3{X: pos[0], Y: pos[1], Z: pos[2]}.Scale(scale).Sub(root.Scale(scale))
-				if d := p.Root.Len(); !(d <= MaxRootDistance) {
-					return nil, fmt.Errorf("motion: %w: frame %d joint %q: the root is %.3g m from its rest position, beyond %g m", ErrInvalid, f, jt.Name, d, float64(MaxRootDistance))
+				wr[0] = p.Rot[0]
+				p.Root = pv.Scale(scale).Sub(root.Scale(scale))
+			} else {
+				wr[j] = wr[jt.Parent].Mul(p.Rot[j])
+				if toRoot[j] {
+					p.Root = p.Root.Add(wr[jt.Parent].Rotate(pv.Sub(rest[j]).Scale(scale)))
 				}
 			}
+		}
+		if d := p.Root.Len(); !(d <= MaxRootDistance) {
+			return nil, nil, fmt.Errorf("motion: %w: frame %d joint %q: the root is %.3g m from its rest position, beyond %g m", ErrInvalid, f, b.Joints[0].Name, d, float64(MaxRootDistance))
 		}
 		for j := n; j < nj; j++ {
 			p.Rot[j] = geom.QuatIdentity()
 		}
 		c.Poses[f] = p
 	}
-	return c, nil
+	return c, notes, nil
+}
+
+// jointOffsets returns each joint's rest offset in file units (see Clip:
+// the OFFSET, or the value its position channels hold), which non-root
+// joints' varying translations go to Pose.Root, and notes on the others.
+func (b *BVH) jointOffsets(scale float64) (rest []geom.Vec3, toRoot []bool, notes []string) {
+	n := len(b.Joints)
+	rest, toRoot = make([]geom.Vec3, n), make([]bool, n)
+	children := make([]int, n)
+	for j, jt := range b.Joints {
+		rest[j] = jt.Offset
+		if j > 0 {
+			children[jt.Parent]++
+		}
+	}
+	off := b.ChannelOffsets()
+	for j, jt := range b.Joints {
+		if j == 0 || len(b.Frames) == 0 {
+			continue
+		}
+		o := [3]float64{jt.Offset.X, jt.Offset.Y, jt.Offset.Z}
+		var mean [3]float64
+		var dev, devOff float64
+		hasPos := false
+		for k, c := range jt.Channels {
+			if c.IsRotation() {
+				continue
+			}
+			hasPos = true
+			a := c.axis()
+			sum := 0.0
+			for _, fr := range b.Frames {
+				v := fr[off[j]+k]
+				sum += v
+				devOff = max(devOff, math.Abs(v-o[a])/(1+math.Abs(o[a])))
+			}
+			mean[a] = sum / float64(len(b.Frames))
+			for _, fr := range b.Frames {
+				dev = max(dev, math.Abs(fr[off[j]+k]-mean[a])/(1+math.Abs(mean[a])))
+			}
+			o[a] = mean[a]
+		}
+		if !hasPos || devOff <= nonRootTol {
+			continue
+		}
+		rest[j] = geom.Vec3{X: o[0], Y: o[1], Z: o[2]}
+		if dev <= nonRootTol {
+			continue
+		}
+		chain := true
+		for a := jt.Parent; a >= 0; a = b.Joints[a].Parent {
+			chain = chain && children[a] == 1
+		}
+		if chain {
+			toRoot[j] = true
+			notes = append(notes, fmt.Sprintf("joint %q translates over the clip: the whole skeleton follows it", jt.Name))
+			continue
+		}
+		var far float64
+		for k, c := range jt.Channels {
+			if !c.IsRotation() {
+				for _, fr := range b.Frames {
+					far = max(far, math.Abs(fr[off[j]+k]-o[c.axis()]))
+				}
+			}
+		}
+		notes = append(notes, fmt.Sprintf("joint %q translates by up to %.3g m over the clip; rigs do not stretch, so its mean offset is used", jt.Name, far*scale))
+	}
+	return rest, toRoot, notes
 }
 
 // EulerOrder names the order of the three rotation channels written by

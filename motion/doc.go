@@ -13,6 +13,20 @@
 //     CMU database). Rest orientations are the identity, rest translations
 //     are the offsets, and every End Site becomes an extra leaf joint named
 //     parent + "_end" (EndSuffix) so that end bones have a direction.
+//   - BVH.ClipWith detects the file unit (Units: m, dm, cm, mm, in and
+//     CMU's 0.056444 m, whichever makes the rest skeleton closest to
+//     NominalHeight) and the up axis (+Y or +Z, from where the head is
+//     relative to the feet) unless given, turns Z-up files to +Y up
+//     (−90° about X), and returns notes saying what it chose.
+//   - Position channels on non-root joints (six channels per joint) give
+//     the joint's offset; a translation that varies over the clip moves
+//     the whole skeleton when the joint's ancestors are a single chain
+//     (a static reference root), else its mean is used (see BVH.Clip).
+//   - Joint names in the common conventions (MotionBuilder/Mixamo, Unity
+//     "UpperLeg_L", Blender "thigh.L", "L_Thigh", 3ds Max Biped "Bip01 L
+//     Thigh", CMU's 3ds Max names) are recognised as a side and a body
+//     part (ParsePart, Parts), and AutoMap matches a clip onto a rig by
+//     them; *UnmatchedPartsError lists what could not be matched.
 //   - BVH Euler channels are intrinsic rotations in listed order:
 //     "Zrotation Yrotation Xrotation" means R = Rz·Ry·Rx. The root's
 //     position channels give Pose.Root = (P − OFFSET)·unit.

@@ -35,6 +35,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\nMOTION\nFrames: 2\nFrame Time: 1e-3\n90\n-90\n")
 	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT B\n\t{\n\tOFFSET 0 1 0\n}\nMOTION\n")
 	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nROOT B\n{\n}\n")
+	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT Hips\n\t{\n\t\tOFFSET 0 0 0\n\t\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 0 1\n\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1 2 3 4 5 6\n1e7 -1e7 0 90 0 0\n")
 	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 2 Xposition Zrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1e7 1e5\n1e300 -1e300\n")
 	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "mocap/cmu/*.bvh"))
@@ -68,6 +69,28 @@ func FuzzRead(f *testing.F) {
 			if _, err := cl.BVH(OrderZXY, CMUUnit); err != nil {
 				t.Fatalf("Clip.BVH: %v", err)
 			}
+		}
+		// Detection, non-root translations and the axis turn must not
+		// panic or produce non-finite poses.
+		if cl, _, err := b.ClipWith(ClipOptions{}); err == nil {
+			if err := cl.Validate(); err != nil {
+				t.Fatalf("ClipWith result: %v", err)
+			}
+		}
+		for _, n := range b.Joints {
+			ParsePart(n.Name)
+		}
+	})
+}
+
+// FuzzParsePart checks that any joint name is classified without a panic.
+func FuzzParsePart(f *testing.F) {
+	for _, s := range []string{"Bip01 L Thigh", "mixamorig:LeftUpLeg", "thigh.L", "lhand", "ring", "1", "::", "L"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if p, ok := ParsePart(s); ok && p.Name == "" {
+			t.Fatalf("%q: recognised without a part", s)
 		}
 	})
 }
