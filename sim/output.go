@@ -13,6 +13,7 @@ import (
 	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
 	"github.com/pleat-dev/pleat/meshio/obj"
 	"github.com/pleat-dev/pleat/meshio/pc2"
+	"github.com/pleat-dev/pleat/meshio/usd"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -94,9 +95,9 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 	return gs, gs.Validate()
 }
 
-// Write saves the garment animation by extension: .glb/.gltf (with the
-// body), .pc2, or a folder (path ending in / or an existing directory) of
-// OBJ frames.
+// Write saves the garment animation by extension: .glb/.gltf or
+// .usda/.usdz (with the body; see GLTF and USD), .pc2, or a folder (path
+// ending in / or an existing directory) of OBJ frames.
 //
 // Beside a .pc2 it writes the mesh as .obj (viewers and Blender's PC2
 // importer need one) in the rest shape the solver measured strain against
@@ -142,6 +143,12 @@ func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
 		rm := *m
 		rm.Verts = r.MergedRest()
 		return []string{path, rest}, obj.WriteFile(rest, &rm)
+	case ".usda", ".usdz":
+		st, err := r.USD(s)
+		if err != nil {
+			return nil, err
+		}
+		return []string{path}, usd.WriteFile(path, st)
 	}
-	return nil, fmt.Errorf("%s: write .glb, .gltf, .pc2 or a folder/ of OBJ frames", path)
+	return nil, fmt.Errorf("%s: write .glb, .gltf, .pc2, .usda, .usdz or a folder/ of OBJ frames", path)
 }
