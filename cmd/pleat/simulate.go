@@ -228,7 +228,7 @@ against), or a folder/ of OBJ frames. The body is whole unless
 	}
 	sf.add(cmd)
 	mf.add(cmd)
-	cmd.Flags().StringVarP(&out, "out", "o", "out/simulate.glb", "output: .glb/.gltf, .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
+	cmd.Flags().StringVarP(&out, "out", "o", "out/simulate.glb", "output: .glb/.gltf, .usda/.usdz (body + garments, time-sampled points), .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
 	cmd.Flags().StringVar(&sceneName, "scene", "", "a test scene instead of a character: sheet or sphere")
 	cmd.Flags().Float64Var(&seconds, "seconds-sim", 3, "length of a test scene in seconds")
 	cmd.Flags().StringVar(&renders, "renders", "first,middle,last", `frames to render as PNG beside the output ("" for none)`)

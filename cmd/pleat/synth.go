@@ -94,7 +94,7 @@ Ctrl-C or SIGTERM stops after the current frame and writes the frames done.`,
 	sf.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
-	fl.StringVarP(&f.out, "out", "o", "out/synth.glb", "output: .glb/.gltf, .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
+	fl.StringVarP(&f.out, "out", "o", "out/synth.glb", "output: .glb/.gltf, .usda/.usdz (body + garments, time-sampled points), .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
 	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
 	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
