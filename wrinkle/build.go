@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unicode/utf8"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -53,7 +54,8 @@ type Build struct {
 	garm    []byte // GARM payload
 	regn    []byte // REGN payload
 	base    []geom.Vec3
-	subtree [NumRoles][]int // joints moved by each role: its chain base and descendants
+	subtree [NumRoles][]int   // joints moved by each role: its chain base and descendants
+	stored  [NumRoles][]int32 // vertices a sample of each role stores (storedVerts)
 }
 
 // Record is one encoded sample, ready to be written.
@@ -114,11 +116,12 @@ func NewBuild(in BuildInput) (*Build, error) {
 		return nil, fmt.Errorf("wrinkle: BuildInput.Regions: %v", err)
 	}
 	b := &Build{rig: in.Rig, spec: in.Spec, weights: in.Weights, base: make([]geom.Vec3, n)}
-	resid, err := residuals(base, in.Garment.Verts, q, "BuildInput.Base")
+	b.stored = storedVerts(regions)
+	resid, err := residuals(base, in.Garment.Verts, nil, q, "BuildInput.Base")
 	if err != nil {
 		return nil, err
 	}
-	if err := unresiduals(b.base, in.Garment.Verts, q, resid, "base"); err != nil {
+	if err := unresiduals(b.base, in.Garment.Verts, nil, q, resid, "base"); err != nil {
 		return nil, err
 	}
 	b.garm = encodeGarment(in.Garment, in.Weights, in.Rig.Skeleton.NumJoints(), resid)
@@ -245,28 +248,19 @@ func (b *Build) sampleTransforms(s Sample) ([]int, []geom.Rigid, error) {
 }
 
 // EncodeSample encodes sample k's settled positions (metres, in the
-// garment's vertex order, in the sample's pose) and stats. It returns an
-// error naming the sample and the field if k is not in this build's shard,
-// pos has the wrong length, or a position or stat is not finite (or more
-// than 1 km from the skinned shape: the sample exploded).
+// garment's vertex order, in the sample's pose) and stats. Only the
+// vertices the sample's role influences are stored (see the layout). It
+// returns an error naming the sample and the field if k is not in this
+// build's shard, pos has the wrong length, or a stored position or a stat
+// is not finite (or more than 1 km from the skinned shape: the sample
+// exploded).
 func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, error) {
 	h := &b.header
-	if k < 0 || k >= h.Samples || k%h.Shards != h.Shard {
-		return Record{}, fmt.Errorf("wrinkle: sample %d is not in shard %d/%d of %d samples", k, h.Shard, h.Shards, h.Samples)
+	if err := b.checkRecord(k, st); err != nil {
+		return Record{}, err
 	}
 	if len(pos) != h.Garment.Verts {
 		return Record{}, fmt.Errorf("wrinkle: sample %d has %d positions, the garment %d vertices", k, len(pos), h.Garment.Verts)
-	}
-	for _, x := range []struct {
-		name string
-		v    float64
-	}{{"Residual", st.Residual}, {"MaxStrain", st.MaxStrain}, {"MaxPenetration", st.MaxPenetration}} {
-		if !finite(x.v) {
-			return Record{}, fmt.Errorf("wrinkle: sample %d: SampleStats.%s is not finite", k, x.name)
-		}
-	}
-	if st.Steps < 0 || int64(st.Steps) > math.MaxUint32 || st.Penetrating < 0 || int64(st.Penetrating) > math.MaxUint32 {
-		return Record{}, fmt.Errorf("wrinkle: sample %d: SampleStats.Steps or Penetrating out of range", k)
 	}
 	s, _ := b.spec.Sample(k)
 	js, ts, err := b.sampleTransforms(s)
@@ -275,26 +269,11 @@ func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, er
 	}
 	pred := make([]geom.Vec3, len(pos))
 	predict(pred, b.base, b.weights, sparseTransforms(h.Rig.Joints, js, ts))
-	resid, err := residuals(pos, pred, h.Quantum, fmt.Sprintf("sample %d", k))
+	resid, err := residuals(pos, pred, b.stored[s.Role], h.Quantum, fmt.Sprintf("sample %d", k))
 	if err != nil {
 		return Record{}, err
 	}
-	var e enc
-	e.u32(uint32(k))
-	e.u8(uint8(s.Role))
-	for _, a := range s.Angles {
-		e.f64(a)
-	}
-	conv := uint8(0)
-	if st.Converged {
-		conv = 1
-	}
-	e.u8(conv)
-	e.u32(uint32(st.Steps))
-	e.f64(st.Residual)
-	e.f64(st.MaxStrain)
-	e.f64(st.MaxPenetration)
-	e.u32(uint32(st.Penetrating))
+	e := encodeRecordHead(s, st, "")
 	e.u32(uint32(len(js)))
 	for i, j := range js {
 		t := ts[i]
@@ -306,6 +285,72 @@ func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, er
 	e.u32(uint32(len(resid)))
 	e.b = append(e.b, resid...)
 	return Record{Index: k, data: appendSection(nil, tagSmpl, e.b)}, nil
+}
+
+// EncodeMissing encodes sample k as missing: no positions, the reason
+// (non-empty, at most 4096 bytes of UTF-8: "pose: ...", "did not settle")
+// and whatever stats there are (zero for a sample not simulated).
+// Synthesis fills a missing sample in from its valid neighbours.
+func (b *Build) EncodeMissing(k int, reason string, st SampleStats) (Record, error) {
+	if err := b.checkRecord(k, st); err != nil {
+		return Record{}, err
+	}
+	if reason == "" || len(reason) > maxReason || !utf8.ValidString(reason) {
+		return Record{}, fmt.Errorf("wrinkle: sample %d: missing sample reason must be 1 to %d bytes of UTF-8", k, maxReason)
+	}
+	s, _ := b.spec.Sample(k)
+	e := encodeRecordHead(s, st, reason)
+	return Record{Index: k, data: appendSection(nil, tagSmpl, e.b)}, nil
+}
+
+// encodeRecordHead writes a record's sample, flags and stats, and for a
+// missing sample (reason not empty) the reason.
+func encodeRecordHead(s Sample, st SampleStats, reason string) *enc {
+	e := &enc{}
+	e.u32(uint32(s.Index))
+	e.u8(uint8(s.Role))
+	for _, a := range s.Angles {
+		e.f64(a)
+	}
+	flags := uint8(0)
+	if st.Converged {
+		flags |= flagConverged
+	}
+	if reason != "" {
+		flags |= flagMissing
+	}
+	e.u8(flags)
+	e.u32(uint32(st.Steps))
+	e.f64(st.Residual)
+	e.f64(st.MaxStrain)
+	e.f64(st.MaxPenetration)
+	e.u32(uint32(st.Penetrating))
+	if reason != "" {
+		e.u32(uint32(len(reason)))
+		e.b = append(e.b, reason...)
+	}
+	return e
+}
+
+// checkRecord checks that sample k is in the shard and its stats can be
+// stored.
+func (b *Build) checkRecord(k int, st SampleStats) error {
+	h := &b.header
+	if k < 0 || k >= h.Samples || k%h.Shards != h.Shard {
+		return fmt.Errorf("wrinkle: sample %d is not in shard %d/%d of %d samples", k, h.Shard, h.Shards, h.Samples)
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"Residual", st.Residual}, {"MaxStrain", st.MaxStrain}, {"MaxPenetration", st.MaxPenetration}} {
+		if !finite(x.v) {
+			return fmt.Errorf("wrinkle: sample %d: SampleStats.%s is not finite", k, x.name)
+		}
+	}
+	if st.Steps < 0 || int64(st.Steps) > math.MaxUint32 || st.Penetrating < 0 || int64(st.Penetrating) > math.MaxUint32 {
+		return fmt.Errorf("wrinkle: sample %d: SampleStats.Steps or Penetrating out of range", k)
+	}
+	return nil
 }
 
 func sparseTransforms(joints int, js []int, ts []geom.Rigid) []*transform {

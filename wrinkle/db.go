@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"unicode/utf8"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -33,13 +35,19 @@ type DB struct {
 
 	head, garm, regn []byte
 	records          [][]byte
+	stored           [NumRoles][]int32 // vertices each role's samples store
 }
 
 // StoredSample is one sample's metadata as stored.
 type StoredSample struct {
 	Sample
-	Stats  SampleStats
-	joints []int
+	Stats SampleStats
+	// Missing is why the builder stored no positions for the sample (a
+	// pose the body cannot take, or a settle that did not come to rest);
+	// empty for a stored sample. Positions fails on a missing sample;
+	// synthesis fills it in from its valid neighbours.
+	Missing string
+	joints  []int
 	ts     []geom.Rigid
 	resid  []byte
 }
@@ -83,7 +91,10 @@ func parseDB(b []byte) (*DB, error) {
 		return nil, ferr("magic", "not a pleat wrinkle database (magic %q)", b[:8])
 	}
 	if v := uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24; v != Version {
-		return nil, ferr("version", "%d, this build reads version %d", v, Version)
+		if v < Version {
+			return nil, ferr("version", "%d is an older format than this build's version %d: rebuild the database with pleat builddb", v, Version)
+		}
+		return nil, ferr("version", "%d, this build reads version %d: the file is from a newer pleat", v, Version)
 	}
 	rest := b[12:]
 	db := &DB{}
@@ -276,7 +287,7 @@ func (db *DB) parseGarment() error {
 		return ferr("GARM.base", "does not match the header's base hash")
 	}
 	db.Base = make([]geom.Vec3, n)
-	return unresiduals(db.Base, db.Rest, h.Quantum, baseResid, "GARM.base")
+	return unresiduals(db.Base, db.Rest, nil, h.Quantum, baseResid, "GARM.base")
 }
 
 func (db *DB) parseRegions() error {
@@ -317,7 +328,18 @@ func (db *DB) parseRegions() error {
 		return ferr("REGN", "%v", err)
 	}
 	db.Regions = g
+	db.stored = storedVerts(g)
 	return nil
+}
+
+// StoredVerts returns the vertices a sample of role r stores, in index
+// order (shared: do not modify); Positions gives the others as the base
+// shape skinned into the sample's pose.
+func (db *DB) StoredVerts(r Role) []int32 {
+	if r >= NumRoles {
+		return nil
+	}
+	return db.stored[r]
 }
 
 func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
@@ -338,12 +360,28 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 		return ss, ferr(name, "record is for sample %d (%s %v), the spec's sample %d is %s %v", idx, role, ang, k, s.Role, s.Angles)
 	}
 	ss.Sample = s
-	ss.Stats.Converged = d.u8(name+".converged") != 0
+	flags := d.u8(name + ".flags")
+	if flags&^(flagConverged|flagMissing) != 0 {
+		d.fail(name+".flags", "unknown flags %#x", flags)
+	}
+	ss.Stats.Converged = flags&flagConverged != 0
 	ss.Stats.Steps = int(d.u32(name + ".steps"))
 	ss.Stats.Residual = d.f64(name + ".residual")
 	ss.Stats.MaxStrain = d.f64(name + ".max_strain")
 	ss.Stats.MaxPenetration = d.f64(name + ".max_penetration")
 	ss.Stats.Penetrating = int(d.u32(name + ".penetrating"))
+	if flags&flagMissing != 0 {
+		reason := d.take(name+".reason", d.count(name+".reason", maxReason))
+		if d.err == nil && (len(reason) == 0 || !utf8.Valid(reason)) {
+			d.fail(name+".reason", "empty or not UTF-8")
+		}
+		ss.Missing = string(reason)
+		d.done(name)
+		if d.err != nil {
+			return ss, &FormatError{Field: name, Msg: d.err.Error()}
+		}
+		return ss, nil
+	}
 	nt := d.count(name+".transforms", db.Header.Rig.Joints)
 	for i := 0; i < nt && d.err == nil; i++ {
 		j := int(d.u32(name + ".transforms"))
@@ -369,14 +407,23 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 	return ss, nil
 }
 
+// ErrMissing is wrapped by the error Positions returns for a missing
+// sample.
+var ErrMissing = errors.New("wrinkle: sample is missing")
+
 // Positions decodes the settled positions of Samples[i] into dst (reused
 // if large enough) and returns it: within Header.Quantum/2 of the builder's
-// positions per coordinate.
+// positions per coordinate at the vertices its role stores (StoredVerts),
+// the base skinned into the sample's pose elsewhere. A missing sample gives
+// an error wrapping ErrMissing.
 func (db *DB) Positions(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
 	if i < 0 || i >= len(db.Samples) {
 		return dst, fmt.Errorf("wrinkle: stored sample %d out of range [0, %d)", i, len(db.Samples))
 	}
 	ss := &db.Samples[i]
+	if ss.Missing != "" {
+		return dst, fmt.Errorf("%w: sample %d (%s %v): %s", ErrMissing, ss.Index, ss.Role, ss.Angles, ss.Missing)
+	}
 	n := len(db.Rest)
 	if cap(dst) < n {
 		dst = make([]geom.Vec3, n)
@@ -384,7 +431,7 @@ func (db *DB) Positions(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
 	dst = dst[:n]
 	pred := make([]geom.Vec3, n)
 	predict(pred, db.Base, db.Weights, sparseTransforms(db.Header.Rig.Joints, ss.joints, ss.ts))
-	if err := unresiduals(dst, pred, db.Header.Quantum, ss.resid, fmt.Sprintf("sample %d.positions", ss.Index)); err != nil {
+	if err := unresiduals(dst, pred, db.stored[ss.Role], db.Header.Quantum, ss.resid, fmt.Sprintf("sample %d.positions", ss.Index)); err != nil {
 		return dst, err
 	}
 	return dst, nil

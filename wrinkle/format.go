@@ -33,18 +33,34 @@ import (
 //	      triangles 3T zigzag varints of the difference to the previous
 //	      index; skin weights: n uvarint counts, joints uvarint, weights f32
 //	REGN  zstd of: n region u8, n influence counts u8, roles u8, weights f32
-//	SMPL  one per sample, in index order (see encodeRecord)
+//	SMPL  one per sample, in index order (see Build.EncodeSample):
+//	      index u32, role u8, angles 3 f64, flags u8 (bit 0 converged,
+//	      bit 1 missing), steps u32, residual f64, max strain f64, max
+//	      penetration f64, penetrating u32; then for a missing sample the
+//	      reason (u32 length, UTF-8), for a stored one the skinning
+//	      transforms of the joints its role moves (count u32; joint u32,
+//	      rotation w x y z and translation x y z f64 each) and its
+//	      residuals (length u32, bytes) over the role's stored vertices
 //	END   SHA-256 of every byte before this section
 //
 // Residuals: r = round((x − pred)/Quantum) per coordinate, written as three
 // planes (x, y, z), each value the zigzag varint of its difference to the
 // previous vertex's, the whole zstd-compressed.
 //
+// A sample stores the vertices its role influences (Regions: those whose
+// influences include the role), the only ones synthesis reads from it;
+// the others decode as the predicted shape, the base skinned into the
+// sample's pose. A missing sample (a pose the body cannot take, or one
+// that did not settle, skipped by the builder) stores no positions:
+// synthesis fills it in from its valid neighbours on the grid.
+//
 // A journal (.pdj) is "PLEATPDJ", version u32, the HEAD section, then SMPL
 // sections in completion order.
 
 // Version is the .pdb format version this package writes and reads.
-const Version = 1
+// Version 2 added the missing-sample flag and stores only the vertices a
+// sample's role influences; version 1 files must be rebuilt.
+const Version = 2
 
 // DefaultQuantum is the default quantisation step of stored positions in
 // metres: the error per coordinate is at most half of it, 0.05 mm, and at
@@ -64,6 +80,14 @@ const (
 	// maxOffset bounds |settled − predicted| in metres: more means the
 	// sample exploded.
 	maxOffset = 1000.0
+	// maxReason bounds a missing sample's reason, bytes.
+	maxReason = 4096
+)
+
+// Sample record flags.
+const (
+	flagConverged = 1 << 0
+	flagMissing   = 1 << 1
 )
 
 var (
@@ -315,12 +339,21 @@ func predict(dst, base []geom.Vec3, w skel.Weights, ts []*transform) {
 }
 
 // residuals quantises pos − pred with step q into the plane/delta/varint
-// stream (see the layout) and compresses it. field names errors.
-func residuals(pos, pred []geom.Vec3, q float64, field string) ([]byte, error) {
+// stream (see the layout) and compresses it. field names errors. verts,
+// when not nil, lists the vertices written (in order); nil means all.
+func residuals(pos, pred []geom.Vec3, verts []int32, q float64, field string) ([]byte, error) {
 	var e enc
+	n := len(pos)
+	if verts != nil {
+		n = len(verts)
+	}
 	for c := 0; c < 3; c++ {
 		prev := int64(0)
-		for v := range pos {
+		for i := 0; i < n; i++ {
+			v := i
+			if verts != nil {
+				v = int(verts[i])
+			}
 			d := pos[v].At(c) - pred[v].At(c)
 			if !finite(d) || math.Abs(d) > maxOffset {
 				return nil, fmt.Errorf("wrinkle: %s vertex %d: position %v is not finite or %g m from the skinned shape", field, v, pos[v], d)
@@ -333,17 +366,27 @@ func residuals(pos, pred []geom.Vec3, q float64, field string) ([]byte, error) {
 	return compress(e.b), nil
 }
 
-// unresiduals decodes a residual stream into dst = pred + q·r.
-func unresiduals(dst, pred []geom.Vec3, q float64, data []byte, field string) error {
+// unresiduals decodes a residual stream into dst = pred + q·r over verts
+// (nil: all vertices); dst's other vertices are set to pred.
+func unresiduals(dst, pred []geom.Vec3, verts []int32, q float64, data []byte, field string) error {
 	raw, err := decompress(field, data)
 	if err != nil {
 		return err
 	}
 	d := dec{b: raw}
 	lim := int64(math.Ceil(maxOffset/q)) + 1
+	n := len(dst)
+	if verts != nil {
+		copy(dst, pred)
+		n = len(verts)
+	}
 	for c := 0; c < 3; c++ {
 		prev := int64(0)
-		for v := range dst {
+		for i := 0; i < n; i++ {
+			v := i
+			if verts != nil {
+				v = int(verts[i])
+			}
 			r := prev + d.zigzag(field)
 			if r > lim || r < -lim {
 				d.fail(field, "vertex %d offset out of range", v)
@@ -368,4 +411,22 @@ func unresiduals(dst, pred []geom.Vec3, q float64, data []byte, field string) er
 		return &FormatError{Field: field, Msg: d.err.Error()}
 	}
 	return nil
+}
+
+// storedVerts returns, per role, the vertices whose influences include
+// it, in index order: the vertices a sample of the role stores.
+func storedVerts(g *Regions) [NumRoles][]int32 {
+	var out [NumRoles][]int32
+	for r := range out {
+		out[r] = []int32{} // not nil: nil means every vertex to residuals
+	}
+	for v := 0; v < g.NumVerts(); v++ {
+		rs, _ := g.Influences(v)
+		for _, r := range rs {
+			if r < NumRoles {
+				out[r] = append(out[r], int32(v))
+			}
+		}
+	}
+	return out
 }

@@ -85,10 +85,26 @@ func TestRoundTrip(t *testing.T) {
 		want := fakeSettle(f.rig, f.shirt.Mesh, f.shirt.Weights, ss.Sample)
 		pos, err = db.Positions(i, pos)
 		must(t, err)
-		for v := range want {
+		for _, v := range db.StoredVerts(ss.Role) {
 			for c := 0; c < 3; c++ {
 				worst = math.Max(worst, math.Abs(pos[v].At(c)-want[v].At(c)))
 			}
+		}
+		// The vertices the role does not influence are the base skinned
+		// into the sample's pose.
+		p, _ := f.rig.SamplePose(ss.Sample)
+		skinned := skel.LBS(db.Base, db.Weights, skel.SkinMatrices(f.rig.Skeleton, p, nil), nil)
+		stored := map[int32]bool{}
+		for _, v := range db.StoredVerts(ss.Role) {
+			stored[v] = true
+		}
+		for v := range pos {
+			if !stored[int32(v)] && pos[v].Dist(skinned[v]) > 1e-9 {
+				t.Fatalf("sample %d vertex %d (not stored) at %v, the skinned base at %v", ss.Index, v, pos[v], skinned[v])
+			}
+		}
+		if len(db.StoredVerts(ss.Role)) == 0 && ss.Role != LeftKnee && ss.Role != RightKnee {
+			t.Errorf("sample %d (%s) stores no vertices", ss.Index, ss.Role)
 		}
 		if ss.Stats != stats(ss.Index) {
 			t.Errorf("sample %d stats %+v, want %+v", ss.Index, ss.Stats, stats(ss.Index))
@@ -394,4 +410,67 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMissingSample: a sample recorded as missing round-trips with its
+// reason and stats, stores no positions, and Positions says why.
+func TestMissingSample(t *testing.T) {
+	in := shirtInput(t, smallSpec(t), 0, 1)
+	b, err := NewBuild(in)
+	must(t, err)
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "build.pdj"), b)
+	must(t, err)
+	defer j.Close()
+	const gone = 4
+	for _, k := range j.Pending() {
+		if k == gone {
+			must(t, j.AddMissing(k, "did not settle", stats(k)))
+			continue
+		}
+		s, _ := in.Spec.Sample(k)
+		must(t, j.Add(k, fakeSettle(in.Rig, in.Garment, in.Weights, s), stats(k)))
+	}
+	if _, err := b.EncodeMissing(gone, "", SampleStats{}); err == nil {
+		t.Error("EncodeMissing with no reason: no error")
+	}
+	var buf bytes.Buffer
+	must(t, j.WriteDB(&buf))
+	db, err := Read(bytes.NewReader(buf.Bytes()))
+	must(t, err)
+	for i, ss := range db.Samples {
+		_, err := db.Positions(i, nil)
+		if ss.Index == gone {
+			if ss.Missing != "did not settle" || ss.Stats != stats(gone) || !errors.Is(err, ErrMissing) {
+				t.Errorf("missing sample: reason %q stats %+v, Positions error %v", ss.Missing, ss.Stats, err)
+			}
+			continue
+		}
+		if ss.Missing != "" || err != nil {
+			t.Errorf("sample %d: missing %q, Positions error %v", ss.Index, ss.Missing, err)
+		}
+	}
+}
+
+// TestOldVersion: a version 1 file or journal gives an error that says to
+// rebuild.
+func TestOldVersion(t *testing.T) {
+	data := bytes.Clone(oneMachine(t))
+	data[8] = 1
+	_, err := Read(bytes.NewReader(data))
+	if err == nil || !strings.Contains(err.Error(), "older format") || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("version 1 file: %v", err)
+	}
+	b, err := NewBuild(shirtInput(t, smallSpec(t), 0, 1))
+	must(t, err)
+	path := filepath.Join(t.TempDir(), "old.pdj")
+	j, err := OpenJournal(path, b)
+	must(t, err)
+	must(t, j.Close())
+	raw, err := os.ReadFile(path)
+	must(t, err)
+	raw[8] = 1
+	must(t, os.WriteFile(path, raw, 0o644))
+	if _, err := OpenJournal(path, b); err == nil || !strings.Contains(err.Error(), "journal version") {
+		t.Errorf("version 1 journal: %v", err)
+	}
 }

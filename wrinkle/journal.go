@@ -111,6 +111,9 @@ func journalMismatch(data []byte, want Header) error {
 	if len(data) < 12 || string(data[:8]) != magicJournal {
 		return ferr("journal", "the file exists and is not a pleat build journal")
 	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != Version {
+		return ferr("journal version", "%d, this build writes version %d: remove the journal and rebuild", v, Version)
+	}
 	_, payload, _, err := readSection(data[12:], "journal HEAD")
 	if err != nil {
 		return err
@@ -180,6 +183,19 @@ func (j *Journal) Add(k int, pos []geom.Vec3, st SampleStats) error {
 	if err != nil {
 		return err
 	}
+	return j.append(k, rec)
+}
+
+// AddMissing records sample k as missing (see Build.EncodeMissing).
+func (j *Journal) AddMissing(k int, reason string, st SampleStats) error {
+	rec, err := j.build.EncodeMissing(k, reason, st)
+	if err != nil {
+		return err
+	}
+	return j.append(k, rec)
+}
+
+func (j *Journal) append(k int, rec Record) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
