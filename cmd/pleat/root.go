@@ -51,6 +51,8 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		newDBCmd(),
 		newSynthCmd(),
 		newEvalCmd(),
+		newRefineCmd(),
+		newResynthCmd(),
 	)
 	return r
 }

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio/obj"
+	"github.com/pleat-dev/pleat/meshio/pc2"
+	"github.com/pleat-dev/pleat/resynth"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// resynthFlags are the resynthesis options.
+type resynthFlags struct{ opt resynth.Options }
+
+func (f *resynthFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.Float64Var(&f.opt.Jump, "jump", 0, "penalty of a transition between database clips or frames, in matching-cost metres (0: 0.5)")
+	fl.Float64Var(&f.opt.Skip, "skip", 0, "penalty for repeating or dropping a database frame (0: 0.05)")
+	fl.Float64Var(&f.opt.VelWeight, "vel-weight", 0, "weight of joint velocities in the matching cost, seconds (0: 0.1)")
+	fl.IntVar(&f.opt.Neighbours, "neighbours", 0, "database frames a transition may jump to, nearest first (0: 32)")
+}
+
+func newResynthCmd() *cobra.Command {
+	var sf sceneFlags
+	var rf resynthFlags
+	var dbPath, out, truth, reportOut string
+	cmd := &cobra.Command{
+		Use:   "resynth",
+		Short: "Animate a garment for a new motion from a database of cloth animation (white2007)",
+		Long: `resynth animates the garment for a motion by stitching short segments of
+a cloth database (pleat resynth build) instead of simulating: a Viterbi
+path through the database's frames by joint positions and velocities, the
+path resampled in time, transitions smoothed, and each frame rebuilt from
+deformation gradients by one Poisson solve.
+
+The character and garments (--character, --garment, ...) must be those the
+database was built with; the motion is resampled to the database's frame
+rate. With --truth (a PC2 of the same motion simulated, as pleat simulate
+writes it) it reports the error per frame against it beside the skinning
+baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
+		Example: `  pleat resynth build --out out/db.prsd walk armraise kneebend
+  pleat resynth --db out/db.prsd --motion twist --out out/twist.glb`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if dbPath == "" {
+				return fmt.Errorf("--db is required (pleat resynth build writes one)")
+			}
+			if err := checkWritable(out, reportOut); err != nil {
+				return err
+			}
+			db, err := resynth.ReadFile(dbPath)
+			if err != nil {
+				return err
+			}
+			if len(db.Clips) > 0 {
+				sf.spec.FPS = db.Clips[0].FPS
+			}
+			s, err := sf.load()
+			if err != nil {
+				return err
+			}
+			describeScene(w, s)
+			return runResynth(ctx, cmd, db, s, rf.opt, out, truth, reportOut)
+		},
+	}
+	sf.add(cmd)
+	rf.add(cmd)
+	cmd.Flags().StringVar(&dbPath, "db", "", "the cloth database (.prsd)")
+	cmd.Flags().StringVarP(&out, "out", "o", "out/resynth.glb", "output: .glb/.gltf, .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
+	cmd.Flags().StringVar(&truth, "truth", "", "a .pc2 of the motion simulated: report the error against it")
+	cmd.Flags().StringVar(&reportOut, "report", "", "write a per-frame table (CSV): database clip, frame, cost, and with --truth errors and accelerations")
+	cmd.AddCommand(newResynthBuildCmd(), newResynthEvalCmd())
+	return cmd
+}
+
+// runResynth resynthesises s's clip from db and writes the result.
+func runResynth(ctx context.Context, cmd *cobra.Command, db *resynth.DB, s *scene.Scene, opt resynth.Options, out, truthPath, reportOut string) error {
+	w := cmd.OutOrStdout()
+	if err := db.Rig.Check(s.Character.Skeleton); err != nil {
+		return err
+	}
+	start := time.Now()
+	syn, err := resynth.New(db, opt)
+	if err != nil {
+		return err
+	}
+	defer syn.Close()
+	fmt.Fprintf(w, "database   %d clips, %d frames, %d garment vertices; prepared in %.2f s\n", len(db.Clips), db.NumFrames(), len(db.Garment.Rest), time.Since(start).Seconds())
+	joints := clipJoints(s.Character.Skeleton, s.Clip.Poses)
+	bar := newBar(cmd.ErrOrStderr(), len(joints), "resynthesising")
+	res, err := syn.Run(ctx, joints, s.Clip.FPS, func(done, total int) { bar.Set(done) })
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	printResynth(w, res)
+	var ev *resynth.Eval
+	if truthPath != "" {
+		tc, err := readTruth(truthPath, db, joints, s.Clip.FPS)
+		if err != nil {
+			return err
+		}
+		if ev, err = db.Compare(res.Frames, tc); err != nil {
+			return err
+		}
+		printResynthEval(w, ev)
+	}
+	files, err := writeResynth(out, db, s, res)
+	for _, f := range files {
+		fmt.Fprintln(w, "wrote", f)
+	}
+	if err != nil {
+		return err
+	}
+	if reportOut != "" {
+		if err := writeResynthReport(reportOut, res, ev); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "wrote", reportOut)
+	}
+	return nil
+}
+
+func clipJoints(sk *skel.Skeleton, poses []skel.Pose) [][]geom.Rigid {
+	out := make([][]geom.Rigid, len(poses))
+	for f, p := range poses {
+		out[f] = skel.FK(sk, p, nil)
+	}
+	return out
+}
+
+// readTruth reads a PC2 ground truth of the motion as a clip.
+func readTruth(path string, db *resynth.DB, joints [][]geom.Rigid, fps float64) (*resynth.Clip, error) {
+	c, err := pc2.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if c.NumPoints != len(db.Garment.Rest) {
+		return nil, fmt.Errorf("%s: %d points, the database's garment has %d vertices", path, c.NumPoints, len(db.Garment.Rest))
+	}
+	if len(c.Frames) != len(joints) {
+		return nil, fmt.Errorf("%s: %d frames, the motion %d", path, len(c.Frames), len(joints))
+	}
+	tc := &resynth.Clip{Name: filepath.Base(path), FPS: fps}
+	for f := range c.Frames {
+		tc.AppendFrame(joints[f], c.Frames[f])
+	}
+	return tc, nil
+}
+
+func printResynth(w io.Writer, res *resynth.Result) {
+	n, mean, med := res.BlockStats()
+	cost := 0.0
+	for _, st := range res.Steps {
+		cost += st.Cost
+	}
+	clips := map[string]int{}
+	for _, st := range res.Steps {
+		clips[st.Clip]++
+	}
+	fmt.Fprintf(w, "path       %d frames in %d blocks (mean %.1f, median %.1f frames); mean matching cost %.3f m\n", len(res.Steps), n, mean, med, cost/float64(max(1, len(res.Steps))))
+	var parts []string
+	for _, c := range sortedKeys(clips) {
+		parts = append(parts, fmt.Sprintf("%s %d", c, clips[c]))
+	}
+	fmt.Fprintf(w, "sources    %s\n", strings.Join(parts, ", "))
+	t := res.Timing
+	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s)\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds())
+}
+
+func sortedKeys(m map[string]int) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	for i := 1; i < len(k); i++ {
+		for j := i; j > 0 && k[j] < k[j-1]; j-- {
+			k[j], k[j-1] = k[j-1], k[j]
+		}
+	}
+	return k
+}
+
+// accFloor is the ground-truth acceleration (m/s²) under which frames are
+// left out of the acceleration ratio: a garment at rest has none, and any
+// motion at all is an infinite ratio.
+const accFloor = 0.05
+
+func printResynthEval(w io.Writer, e *resynth.Eval) {
+	re, se := e.MeanErr()
+	worst, f, over := e.AccRatio(accFloor)
+	fmt.Fprintf(w, "error      %s: mean vertex error %.1f mm (skinning %.1f mm, ratio %.2f); acceleration up to %.2f× the truth's (frame %d), %d frames over 2×\n", e.Clip, re*1000, se*1000, re/se, worst, f, over)
+}
+
+// writeResynth writes the frames by extension through sim.Result.Write,
+// as one garment piece.
+func writeResynth(out string, db *resynth.DB, s *scene.Scene, res *resynth.Result) ([]string, error) {
+	m := &mesh.Mesh{Verts: db.Garment.Rest, Tris: db.Garment.Tris}
+	r := &sim.Result{Pieces: []*sim.Piece{{Name: "garment", Mesh: m, Weights: db.Garment.Weights}}, FPS: s.Clip.FPS, Frames: [][][]geom.Vec3{res.Frames}}
+	return r.Write(out, s)
+}
+
+func writeResynthReport(path string, res *resynth.Result, ev *resynth.Eval) error {
+	var b strings.Builder
+	b.WriteString("frame,clip,db_frame,index,cost_m")
+	if ev != nil {
+		b.WriteString(",err_mm,skin_err_mm,acc,truth_acc")
+	}
+	b.WriteString("\n")
+	for f, st := range res.Steps {
+		fmt.Fprintf(&b, "%d,%s,%d,%.3f,%.4f", f, st.Clip, st.Frame, st.Index, st.Cost)
+		if ev != nil {
+			fmt.Fprintf(&b, ",%.2f,%.2f,%.3f,%.3f", ev.Err[f]*1000, ev.SkinErr[f]*1000, ev.Acc[f], ev.TruthAcc[f])
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func newResynthBuildCmd() *cobra.Command {
+	var sf sceneFlags
+	var mf simFlags
+	var out string
+	cmd := &cobra.Command{
+		Use:   "build [flags] MOTION[=CACHE.pc2]...",
+		Short: "Build a cloth database for resynthesis from simulations",
+		Long: `build simulates the garments through each motion (a .bvh clip or a
+procedural clip name) and stores the frames with the skeleton's poses in a
+versioned, checksummed database (.prsd). MOTION=CACHE.pc2 reads the frames
+from that PC2 (with the .obj rest mesh beside it, as pleat simulate writes
+them) when it exists, and otherwise simulates and writes it there, so that
+a database can be rebuilt from the same simulations. Every clip is
+resampled to --fps (default 30).`,
+		Example: `  pleat resynth build --out out/db.prsd walk armraise elbowbend kneebend twist
+  pleat resynth build --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
+      --out out/suit.prsd $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh=out/walk.pc2`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := checkWritable(out); err != nil {
+				return err
+			}
+			if _, err := mf.options(30); err != nil {
+				return err
+			}
+			if sf.spec.FPS == 0 {
+				sf.spec.FPS = 30
+			}
+			db, err := buildResynthDB(ctx, cmd, &sf, &mf, args)
+			if err != nil {
+				return err
+			}
+			if err := db.WriteFile(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d clips, %d frames, %d garment vertices\n", out, len(db.Clips), db.NumFrames(), len(db.Garment.Rest))
+			return nil
+		},
+	}
+	sf.add(cmd)
+	mf.add(cmd)
+	cmd.Flags().StringVarP(&out, "out", "o", "out/resynth.prsd", "the database file to write")
+	return cmd
+}
+
+// clipName names a database clip after its motion: the file's base name
+// without extension, or the procedural clip's name.
+func clipName(motion string) string {
+	return strings.TrimSuffix(filepath.Base(motion), filepath.Ext(motion))
+}
+
+func buildResynthDB(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, args []string) (*resynth.DB, error) {
+	w := cmd.OutOrStdout()
+	db := &resynth.DB{}
+	for i, arg := range args {
+		motion, cache, _ := strings.Cut(arg, "=")
+		sf.spec.Motion = motion
+		s, err := sf.load()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", motion, err)
+		}
+		opt, err := mf.options(s.Clip.FPS)
+		if err != nil {
+			return nil, err
+		}
+		m, wts, rest, frames, err := resynthFrames(ctx, cmd, s, opt, cache)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", motion, err)
+		}
+		if i == 0 {
+			db.Rig = resynth.RigOf(s.Character.Skeleton)
+			db.Garment = resynth.Garment{Tris: m.Tris, Rest: rest, Weights: wts}
+		} else if len(rest) != len(db.Garment.Rest) || len(m.Tris) != len(db.Garment.Tris) {
+			return nil, fmt.Errorf("%s: the garment has %d vertices and %d triangles, the first clip's %d and %d", motion, len(rest), len(m.Tris), len(db.Garment.Rest), len(db.Garment.Tris))
+		}
+		if err := db.Rig.Check(s.Character.Skeleton); err != nil {
+			return nil, fmt.Errorf("%s: %w", motion, err)
+		}
+		nf := min(len(frames), len(s.Clip.Poses))
+		c := resynth.Clip{Name: clipName(motion), FPS: s.Clip.FPS}
+		for f := 0; f < nf; f++ {
+			c.AppendFrame(skel.FK(s.Character.Skeleton, s.Clip.Poses[f], nil), frames[f])
+		}
+		db.Clips = append(db.Clips, c)
+		fmt.Fprintf(w, "clip       %s: %d frames at %g frames/s\n", c.Name, nf, c.FPS)
+	}
+	return db, db.Validate()
+}
+
+// resynthFrames returns the garment (merged pieces, skin weights, rest
+// shape) and its frames for s: read from cache when it exists, else
+// simulated (and written to cache when named).
+func resynthFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt sim.Options, cache string) (*mesh.Mesh, skel.Weights, []geom.Vec3, [][]geom.Vec3, error) {
+	if cache != "" {
+		if _, err := os.Stat(cache); err == nil {
+			prep, err := sim.Prepare(s.Character, s.Garments, opt)
+			if err != nil {
+				return nil, skel.Weights{}, nil, nil, err
+			}
+			m, wts, _, _ := sim.JoinPieces(prep.Pieces())
+			c, err := pc2.ReadFile(cache)
+			if err != nil {
+				return nil, skel.Weights{}, nil, nil, err
+			}
+			if c.NumPoints != len(m.Verts) {
+				return nil, skel.Weights{}, nil, nil, fmt.Errorf("%s: %d points, the garment has %d vertices (other garments or --verts?)", cache, c.NumPoints, len(m.Verts))
+			}
+			rest := m.Verts
+			restPath := strings.TrimSuffix(cache, filepath.Ext(cache)) + ".obj"
+			if rm, err := obj.ReadFile(restPath); err == nil && len(rm.Verts) == len(m.Verts) {
+				rest = rm.Verts
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cache      %s: %d frames\n", cache, len(c.Frames))
+			return m, wts, rest, c.Frames, nil
+		}
+	}
+	res, err := runSim(ctx, cmd, s, opt)
+	if err != nil {
+		return nil, skel.Weights{}, nil, nil, err
+	}
+	if res.Interrupted {
+		return nil, skel.Weights{}, nil, nil, fmt.Errorf("interrupted")
+	}
+	m, frames := res.Merged()
+	_, wts, _, _ := sim.JoinPieces(res.Pieces)
+	if cache != "" {
+		if _, err := res.Write(cache, s); err != nil {
+			return nil, skel.Weights{}, nil, nil, err
+		}
+	}
+	return m, wts, res.MergedRest(), frames, nil
+}
+
+func newResynthEvalCmd() *cobra.Command {
+	var rf resynthFlags
+	var dbPath string
+	var clips []string
+	cmd := &cobra.Command{
+		Use:   "eval --db DB.prsd",
+		Short: "Leave-one-clip-out test of a resynthesis database",
+		Long: `eval resynthesises each clip of the database (or those named) from the
+other clips and prints, per clip, the mean vertex error against the clip's
+own (simulated) frames beside the skinning baseline, the largest ratio of
+the mean vertex acceleration to the truth's, the path's blocks and the
+time taken.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			if dbPath == "" {
+				return fmt.Errorf("--db is required")
+			}
+			db, err := resynth.ReadFile(dbPath)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%-14s %6s %9s %9s %6s %8s %6s %7s %7s %8s %8s\n", "clip", "frames", "err mm", "skin mm", "ratio", "acc max", "> 2x", "blocks", "median", "viterbi", "recon/s")
+			var sr, ss float64
+			evs, err := resynth.LeaveOneOut(cmd.Context(), db, rf.opt, clips, func(e *resynth.Eval) {
+				re, se := e.MeanErr()
+				worst, _, over := e.AccRatio(accFloor)
+				n, _, med := e.Result.BlockStats()
+				t := e.Result.Timing
+				fmt.Fprintf(w, "%-14s %6d %9.1f %9.1f %6.2f %8.2f %6d %7d %7.1f %7.3fs %8.0f\n", e.Clip, e.Frames, re*1000, se*1000, re/se, worst, over, n, med, (t.Match + t.Viterbi).Seconds(), float64(e.Frames)/t.Reconstruct.Seconds())
+				sr += re
+				ss += se
+			})
+			if err != nil {
+				return err
+			}
+			k := float64(len(evs))
+			fmt.Fprintf(w, "%-14s %6s %9.1f %9.1f %6.2f\n", "mean", "", sr/k*1000, ss/k*1000, sr/ss)
+			return nil
+		},
+	}
+	rf.add(cmd)
+	cmd.Flags().StringVar(&dbPath, "db", "", "the cloth database (.prsd)")
+	cmd.Flags().StringSliceVar(&clips, "clip", nil, "clips to leave out in turn (default all)")
+	return cmd
+}

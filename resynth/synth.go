@@ -1,0 +1,374 @@
+package resynth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/workpool"
+)
+
+// Options set up resynthesis. The zero value means the defaults given.
+type Options struct {
+	// VelWeight λ weighs the velocity term of the matching cost, seconds
+	// (default 0.1 s: a joint moving 1 m/s faster counts as 0.1 m).
+	VelWeight float64
+	// Jump is the penalty of a transition to a frame other than the next
+	// one of the same clip, in cost units (metres; default 0.5), on top of
+	// the matching cost between the two frames.
+	Jump float64
+	// Skip is the penalty for repeating or dropping one frame (default
+	// 0.05); negative means 0.
+	Skip float64
+	// Neighbours is the number of nearest database frames a transition may
+	// jump to (default 32).
+	Neighbours int
+	// ConstraintWeight is the weight of the joint-nearest vertices' targets
+	// in Eq. P1 relative to the Laplacian's mean diagonal (default 10).
+	ConstraintWeight float64
+	// Workers is the number of goroutines (default runtime.NumCPU()).
+	// Results do not depend on it.
+	Workers int
+}
+
+func (o *Options) defaults() {
+	if o.VelWeight == 0 {
+		o.VelWeight = 0.1
+	}
+	if o.Jump == 0 {
+		o.Jump = 0.5
+	}
+	if o.Skip == 0 {
+		o.Skip = 0.05
+	}
+	if o.Skip < 0 {
+		o.Skip = 0
+	}
+	if o.Neighbours == 0 {
+		o.Neighbours = 32
+	}
+	if o.ConstraintWeight == 0 {
+		o.ConstraintWeight = 10
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+}
+
+func (o *Options) check() error {
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ConstraintWeight", o.ConstraintWeight}} {
+		if !(v.x >= 0 && v.x < 1e6) {
+			return fmt.Errorf("resynth: option %s %g out of range [0, 1e6)", v.name, v.x)
+		}
+	}
+	if o.Neighbours < 1 || o.Neighbours > 4096 {
+		return fmt.Errorf("resynth: option Neighbours %d out of range [1, 4096]", o.Neighbours)
+	}
+	return nil
+}
+
+// Synth resynthesises garment animation from a database. It is built once
+// per database (New: features, nearest neighbours, the factored Poisson
+// system) and run on any number of motions; Run is not safe for
+// concurrent use.
+type Synth struct {
+	db     *DB
+	opt    Options
+	fs     *features
+	ix     *index
+	ts     []triSkin
+	vinv   []geom.Mat3 // rest edge matrices inverted
+	cons   []int32     // constrained vertices
+	cjnt   []int32     // the joint each follows
+	sys    *poisson
+	pool   *workpool.Pool
+	fps    float64
+	nverts int
+}
+
+// ErrEmpty is returned for a database without frames.
+var ErrEmpty = errors.New("resynth: the database has no frames")
+
+// New prepares db for resynthesis. db must not change afterwards.
+func New(db *DB, opt Options) (*Synth, error) {
+	opt.defaults()
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	if err := db.Validate(); err != nil {
+		return nil, err
+	}
+	if db.NumFrames() == 0 {
+		return nil, ErrEmpty
+	}
+	fps := db.Clips[0].FPS
+	for _, c := range db.Clips {
+		if math.Abs(c.FPS-fps) > 1e-6*fps {
+			return nil, fmt.Errorf("resynth: clip %s is at %g frames/s, clip %s at %g: resample them to one rate", c.Name, c.FPS, db.Clips[0].Name, fps)
+		}
+	}
+	g := &db.Garment
+	s := &Synth{db: db, opt: opt, fps: fps, nverts: len(g.Rest), pool: workpool.New(opt.Workers)}
+	s.fs = newFeatures(&db.Rig, g)
+	if len(s.fs.joints) == 0 {
+		return nil, fmt.Errorf("resynth: no joint of the rig moves the garment (skin weights)")
+	}
+	s.ix = newIndex(db, s.fs, opt.VelWeight, opt.Neighbours, s.pool)
+	s.ts = triSkins(g.Tris, g.Weights)
+	s.vinv = make([]geom.Mat3, len(g.Tris))
+	for t, tri := range g.Tris {
+		m := edgeMatrix(g.Rest[tri[0]], g.Rest[tri[1]], g.Rest[tri[2]])
+		inv, ok := m.Inverse()
+		if !ok || !(math.Abs(m.Det()) > 1e-18) {
+			return nil, fmt.Errorf("resynth: garment triangle %d %v is degenerate in the rest shape", t, tri)
+		}
+		s.vinv[t] = inv
+	}
+	s.cons, s.cjnt = constraints(&db.Rig, g)
+	var err error
+	s.sys, err = newPoisson(g.Rest, g.Tris, s.cons, opt.ConstraintWeight)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the worker goroutines.
+func (s *Synth) Close() { s.pool.Stop() }
+
+// Constraints returns the constrained vertices and the joint each follows.
+func (s *Synth) Constraints() (verts, joints []int32) { return s.cons, s.cjnt }
+
+// FPS returns the database's frame rate.
+func (s *Synth) FPS() float64 { return s.fps }
+
+// Step is one output frame's place in the database.
+type Step struct {
+	// Clip and Frame name the database frame the path chose.
+	Clip  string
+	Frame int
+	// Index is the smoothed, fractional frame index within Clip.
+	Index float64
+	// Cost is the matching cost of the chosen frame (metres).
+	Cost float64
+}
+
+// Timing says where Run spent its time.
+type Timing struct {
+	Match, Viterbi, Reconstruct time.Duration
+}
+
+// Result is a resynthesised garment animation.
+type Result struct {
+	// Frames[f] are the garment's vertex positions at frame f, metres.
+	Frames [][]geom.Vec3
+	Steps  []Step
+	// Blocks are the lengths of the path's blocks (runs within one clip
+	// stepping 0, 1 or 2 frames), in order.
+	Blocks []int
+	Timing Timing
+}
+
+// Progress is called as frames are reconstructed, with the number done.
+type Progress func(done, total int)
+
+// Run resynthesises the garment for a motion given as world joint
+// transforms per frame (on the database's rig) at frame rate fps, which
+// must be the database's.
+func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, progress Progress) (*Result, error) {
+	nt := len(joints)
+	if nt == 0 {
+		return nil, errors.New("resynth: the motion has no frames")
+	}
+	if math.Abs(fps-s.fps) > 1e-6*s.fps {
+		return nil, fmt.Errorf("resynth: the motion is at %g frames/s, the database at %g: resample it", fps, s.fps)
+	}
+	nj := s.db.Rig.NumJoints()
+	for f, js := range joints {
+		if len(js) != nj {
+			return nil, fmt.Errorf("resynth: motion frame %d has %d joints, the rig %d", f, len(js), nj)
+		}
+		for j := range js {
+			if !rigidOK(js[j]) {
+				return nil, fmt.Errorf("resynth: motion frame %d joint %d (%s): transform not finite", f, j, s.db.Rig.Names[j])
+			}
+		}
+	}
+	res := &Result{}
+	t0 := time.Now()
+	tpos, tvel := s.fs.compute(joints, fps)
+	u := s.ix.unary(tpos, tvel, nt, s.pool)
+	t1 := time.Now()
+	path, err := s.ix.viterbi(ctx, u, nt, s.opt.Jump, s.opt.Skip)
+	if err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	blends, frac := s.ix.resample(path)
+	_, res.Blocks = s.ix.blocks(path)
+	n := s.ix.n()
+	for t, i := range path {
+		c := s.ix.clipOf[i]
+		res.Steps = append(res.Steps, Step{Clip: s.db.Clips[c].Name, Frame: int(s.ix.local[i]), Index: frac[t] - float64(s.ix.start[c]), Cost: u[t*n+int(i)]})
+	}
+	res.Frames, err = s.reconstruct(ctx, blends, joints, progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Timing = Timing{Match: t1.Sub(t0), Viterbi: t2.Sub(t1), Reconstruct: time.Since(t2)}
+	return res, nil
+}
+
+// local is a database frame in the triangles' skinned frames: the polar
+// factors of L = Q⁻¹·F per triangle, and each constrained vertex in its
+// joint's rest frame.
+type local struct {
+	q []geom.Quat
+	s []sym6
+	o []geom.Vec3
+}
+
+// computeLocal fills dst with database frame i.
+func (s *Synth) computeLocal(i int32, dst *local, x []geom.Vec3, skin []geom.Rigid) ([]geom.Vec3, []geom.Rigid) {
+	c := &s.db.Clips[s.ix.clipOf[i]]
+	f := int(s.ix.local[i])
+	x = c.Frame(f, s.nverts, x)
+	skin = s.db.Rig.SkinTransforms(c.Joints[f], skin)
+	nt := len(s.vinv)
+	if len(dst.q) != nt {
+		dst.q, dst.s, dst.o = make([]geom.Quat, nt), make([]sym6, nt), make([]geom.Vec3, len(s.cons))
+	}
+	for t, tri := range s.db.Garment.Tris {
+		fm := edgeMatrix(x[tri[0]], x[tri[1]], x[tri[2]]).Mul(s.vinv[t]) // Eq. G1
+		q := s.ts[t].rotation(skin)
+		dst.q[t], dst.s[t] = polar(q.Conj().Mat3().Mul(fm))
+	}
+	for k, v := range s.cons {
+		dst.o[k] = skin[s.cjnt[k]].Inverse().Apply(x[v])
+	}
+	return x, skin
+}
+
+// reconstruct builds every output frame from its blend of database
+// frames, in parallel over chunks of frames; each chunk keeps the local
+// forms of the database frames its previous frame used.
+func (s *Synth) reconstruct(ctx context.Context, blends [][]blend, joints [][]geom.Rigid, progress Progress) ([][]geom.Vec3, error) {
+	nt := len(blends)
+	out := make([][]geom.Vec3, nt)
+	var done atomic.Int64
+	var failed atomic.Bool
+	const chunk = 16
+	s.pool.Run(nt, chunk, func(lo, hi int) {
+		w := newWorker(s)
+		for t := lo; t < hi; t++ {
+			if failed.Load() || ctx.Err() != nil {
+				failed.Store(true)
+				return
+			}
+			out[t] = w.frame(blends[t], joints[t])
+			if progress != nil {
+				progress(int(done.Add(1)), nt)
+			}
+		}
+	})
+	if failed.Load() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("resynth: reconstruction stopped")
+	}
+	return out, nil
+}
+
+// worker holds one goroutine's scratch space and cache.
+type worker struct {
+	s     *Synth
+	cache map[int32]*local
+	spare []*local
+	x     []geom.Vec3
+	skin  []geom.Rigid
+	f     []geom.Mat3
+	y     []geom.Vec3
+	b     []float64
+	logs  []geom.Vec3
+}
+
+func newWorker(s *Synth) *worker {
+	return &worker{s: s, cache: map[int32]*local{}, f: make([]geom.Mat3, len(s.vinv)), y: make([]geom.Vec3, len(s.cons)), b: make([]float64, 3*s.nverts)}
+}
+
+// frame reconstructs one output frame.
+func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
+	s := w.s
+	// Drop cached frames this one does not use; compute the missing.
+	for i, l := range w.cache {
+		keep := false
+		for _, b := range bl {
+			keep = keep || b.frame == i
+		}
+		if !keep {
+			w.spare = append(w.spare, l)
+			delete(w.cache, i)
+		}
+	}
+	ls := make([]*local, len(bl))
+	ref := 0
+	for k, b := range bl {
+		l, ok := w.cache[b.frame]
+		if !ok {
+			if n := len(w.spare); n > 0 {
+				l, w.spare = w.spare[n-1], w.spare[:n-1]
+			} else {
+				l = &local{}
+			}
+			w.x, w.skin = s.computeLocal(b.frame, l, w.x, w.skin)
+			w.cache[b.frame] = l
+		}
+		ls[k] = l
+		if b.w > bl[ref].w {
+			ref = k
+		}
+	}
+	skin := s.db.Rig.SkinTransforms(joints, nil)
+	for t := range w.f {
+		var q geom.Quat
+		var st sym6
+		if len(bl) == 1 {
+			q, st = ls[0].q[t], ls[0].s[t]
+		} else {
+			// Rotations by the log map about the heaviest (for two frames
+			// this is slerp), stretch linearly.
+			qr := ls[ref].q[t]
+			var v geom.Vec3
+			for k, b := range bl {
+				if k != ref {
+					v = v.Add(quatLog(qr.Conj().Mul(ls[k].q[t])).Scale(b.w))
+				}
+				for c := range st {
+					st[c] += b.w * ls[k].s[t][c]
+				}
+			}
+			q = qr.Mul(quatExp(v))
+		}
+		w.f[t] = s.ts[t].rotation(skin).Mul(q).Mat3().Mul(st.mat())
+	}
+	for k := range s.cons {
+		var o geom.Vec3
+		for i, b := range bl {
+			o = o.Add(ls[i].o[k].Scale(b.w))
+		}
+		w.y[k] = skin[s.cjnt[k]].Apply(o)
+	}
+	s.sys.rhs(w.b, w.f, w.y)
+	x := make([]geom.Vec3, s.nverts)
+	s.sys.solve(w.b, x)
+	return x
+}
