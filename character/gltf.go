@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -38,13 +40,13 @@ func LoadGLTF(path string) (*Character, error) {
 // Errors: ErrNoSkin, an invalid skeleton (*skel.JointError), or a vertex
 // without positive weight (*skel.VertexError).
 func FromGLTF(s *gltfio.Scene) (*Character, error) {
-	var gm *gltfio.Mesh
-	for i := range s.Meshes {
-		if s.Meshes[i].Skin != nil {
-			gm = &s.Meshes[i]
-			break
-		}
-	}
+	return FromGLTFBody(s, nil)
+}
+
+// FromGLTFBody is FromGLTF taking as the body the first skinned mesh whose
+// name skip rejects (all of them when skip is nil).
+func FromGLTFBody(s *gltfio.Scene, skip func(name string) bool) (*Character, error) {
+	gm := bodyMesh(s, skip)
 	if gm == nil || s.Skeleton == nil || len(s.Skeleton.Joints) == 0 {
 		return nil, ErrNoSkin
 	}
@@ -124,4 +126,146 @@ func FromGLTF(s *gltfio.Scene) (*Character, error) {
 	}
 	w.Normalize()
 	return &Character{Name: gm.Name, Body: gm.Mesh.Clone(), Skeleton: sk, Weights: w}, nil
+}
+
+// bodyMesh returns the first skinned mesh of s that skip does not reject.
+func bodyMesh(s *gltfio.Scene, skip func(name string) bool) *gltfio.Mesh {
+	for i := range s.Meshes {
+		if s.Meshes[i].Skin != nil && (skip == nil || !skip(s.Meshes[i].Name)) {
+			return &s.Meshes[i]
+		}
+	}
+	return nil
+}
+
+// AllGarments, as the only name given to LoadGLTFDressed, wears every mesh
+// of the file but the body.
+const AllGarments = "all"
+
+// LoadGLTFDressed reads a skinned character from a .glb or .gltf file
+// together with garments modelled inside the same file: names lists the
+// meshes (glTF node names) to wear, or is []string{AllGarments} for every
+// mesh but the body. The body is the first skinned mesh not named (with
+// AllGarments, the first skinned mesh). The garments are other skinned or
+// static meshes in the character's rest pose: a skinned mesh's vertices
+// are carried from its own bind pose into the body's (through its skin,
+// when its inverse bind matrices differ from the body's), a static mesh is
+// placed by its node transforms. They are then bound to the body like
+// LoadMeshGarment's (BindMesh: closest point on the body, skin weights
+// from the body), split into connected pieces named by node name; opt.Pins
+// and opt.Name apply, opt.Place is ignored (the file's own placement is
+// used). A name that is no mesh of the file, or naming the only skinned
+// mesh, is an error listing the meshes there are.
+func LoadGLTFDressed(path string, names []string, opt GarmentOptions) (*Character, *MeshGarment, error) {
+	file := filepath.Base(path)
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("%s: no garment meshes named", file)
+	}
+	s, err := gltfio.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := len(names) == 1 && names[0] == AllGarments
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var skip func(string) bool
+	if !all {
+		skip = func(n string) bool { return want[n] }
+	}
+	var have []string
+	for _, m := range s.Meshes {
+		have = append(have, fmt.Sprintf("%q", m.Name))
+	}
+	body := bodyMesh(s, skip)
+	if body == nil {
+		return nil, nil, fmt.Errorf("%s: no skinned mesh is left for the body once the garments (%s) are taken; its meshes: %s", file, strings.Join(names, ", "), strings.Join(have, ", "))
+	}
+	c, err := FromGLTFBody(s, skip)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(file, filepath.Ext(file))
+	}
+	found := map[string]bool{}
+	var parts []garmentPart
+	for i := range s.Meshes {
+		gm := &s.Meshes[i]
+		if gm == body || (!all && !want[gm.Name]) || gm.Mesh == nil || len(gm.Mesh.Tris) == 0 {
+			continue
+		}
+		found[gm.Name] = true
+		m, err := toBodyBind(gm, body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: mesh %q: %w", file, gm.Name, err)
+		}
+		name := gm.Name
+		if name == "" {
+			name = fmt.Sprintf("mesh%d", i)
+		}
+		parts = append(parts, garmentPart{name: name, m: m})
+	}
+	if !all {
+		var missing []string
+		for _, n := range names {
+			if !found[n] {
+				missing = append(missing, fmt.Sprintf("%q", n))
+			}
+		}
+		if len(missing) > 0 {
+			return nil, nil, fmt.Errorf("%s: no garment mesh named %s; its meshes: %s (the body is %q)", file, strings.Join(missing, ", "), strings.Join(have, ", "), body.Name)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil, fmt.Errorf("%s: no mesh but the body %q to wear as a garment", file, body.Name)
+	}
+	opt.Place = &Placement{Scale: 1}
+	mg, err := c.bindParts(file, parts, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, mg, nil
+}
+
+// toBodyBind returns a copy of gm's mesh in the body's bind pose: a
+// skinned mesh whose inverse bind matrices differ from the body's is
+// carried by its skin, p = Σ_j w_j·IB_body[j]⁻¹·IB_gm[j]·v (linear blend
+// skinning from one bind pose to the other); otherwise positions are kept.
+func toBodyBind(gm, body *gltfio.Mesh) (*mesh.Mesh, error) {
+	m := gm.Mesh.Clone()
+	if gm.Skin == nil || gm.Skin.InverseBind == nil || body.Skin.InverseBind == nil {
+		return m, nil
+	}
+	ib, bb := gm.Skin.InverseBind, body.Skin.InverseBind
+	if len(ib) != len(bb) {
+		return nil, fmt.Errorf("%d inverse bind transforms, the body has %d", len(ib), len(bb))
+	}
+	same := true
+	for j := range ib {
+		same = same && ib[j] == bb[j]
+	}
+	if same {
+		return m, nil
+	}
+	if len(gm.Skin.Influences) != len(m.Verts) {
+		return nil, fmt.Errorf("%d skin influence lists for %d vertices", len(gm.Skin.Influences), len(m.Verts))
+	}
+	for v, l := range gm.Skin.Influences {
+		var p geom.Vec3
+		sum := 0.0
+		for _, in := range l {
+			if in.Joint < 0 || int(in.Joint) >= len(ib) {
+				return nil, &skel.VertexError{Vertex: v, Err: skel.ErrBadJoint}
+			}
+			p = p.Add(bb[in.Joint].Inverse().Mul(ib[in.Joint]).Apply(m.Verts[v]).Scale(in.Weight))
+			sum += in.Weight
+		}
+		if !(sum > 0) {
+			return nil, &skel.VertexError{Vertex: v, Err: skel.ErrZeroWeight}
+		}
+		m.Verts[v] = p.Scale(1 / sum)
+	}
+	return m, nil
 }

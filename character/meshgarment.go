@@ -83,6 +83,12 @@ func (c *Character) LoadMeshGarment(path string, opt GarmentOptions) (*MeshGarme
 	if err != nil {
 		return nil, err
 	}
+	return c.bindParts(file, parts, opt)
+}
+
+// bindParts places, splits and binds the meshes of a garment file (see
+// LoadMeshGarment); file names it in errors.
+func (c *Character) bindParts(file string, parts []garmentPart, opt GarmentOptions) (*MeshGarment, error) {
 	name := opt.Name
 	if name == "" {
 		name = strings.TrimSuffix(file, filepath.Ext(file))

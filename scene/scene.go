@@ -52,6 +52,11 @@ type Spec struct {
 	// character's body (character.LoadMeshGarment): one garment per
 	// connected piece, named by its OBJ group or glTF node.
 	Garments []string
+	// GarmentsFromCharacter names meshes of a .glb/.gltf Character's own
+	// file to wear as garments (glTF node names), or is
+	// []string{character.AllGarments} ("all") for every mesh but the body
+	// (character.LoadGLTFDressed); they are worn before Garments.
+	GarmentsFromCharacter []string
 	// Pins name garment vertex groups held to the body
 	// (character.Garment.Pins); each must exist in some garment.
 	Pins []string
@@ -62,12 +67,20 @@ type Spec struct {
 	// arm-raise, ...) for the procedural mannequin.
 	Motion string
 	// NameMap renames the clip's joints before matching them to the rig:
-	// "" (none), a built-in map ("cmu-max": 3ds Max names of the CMU clips;
+	// "" (none: joints are matched by name, then by side and body part,
+	// motion.AutoMap, so MotionBuilder, Mixamo, Unity, Blender, "L_Thigh"
+	// and 3ds Max Biped names need no map), a built-in map ("cmu-max": 3ds Max names of the CMU clips;
 	// "cmu-mixamo": CMU clips onto Mixamo rigs; "cmu-max-mixamo": both), or
 	// a map file ("from to" per line, names of any characters but
 	// whitespace, or JSON). Clip joints that the rig names only with
 	// another namespace ("mixamorig:") are matched without it.
 	NameMap string
+	// Units is the length of a BVH file unit in metres; 0 detects it from
+	// the skeleton's height (motion.DetectUnit: m, dm, cm, mm, in, CMU).
+	Units float64
+	// Up is the BVH file's up axis; motion.UpAuto (the zero value)
+	// detects it from the head and feet (motion.DetectUp).
+	Up motion.Up
 	// FPS resamples the clip; 0 keeps its own rate.
 	FPS float64
 	// Start and End trim the clip to frames [Start, End) after resampling;
@@ -140,6 +153,10 @@ func (spec *Spec) check() error {
 		return fmt.Errorf("seconds %g: want 0 (the default) to %g", spec.Seconds, MaxSeconds)
 	case math.IsNaN(spec.ArmClearance):
 		return errors.New("arm clearance is NaN")
+	case spec.Units != 0 && !(spec.Units > 0 && spec.Units <= 1000):
+		return fmt.Errorf("units %g m: want 0 (detect) or a length up to 1000 m", spec.Units)
+	case spec.Up > motion.UpZ:
+		return fmt.Errorf("unknown up axis %v", spec.Up)
 	}
 	return nil
 }
@@ -155,12 +172,20 @@ func Load(spec Spec) (*Scene, error) {
 		return loadProcedural(spec)
 	}
 	s := &Scene{}
-	ch, mhDir, err := loadCharacter(spec)
+	var ch *character.Character
+	var mhDir string
+	var err error
+	var worn *character.MeshGarment
+	if len(spec.GarmentsFromCharacter) > 0 && isGLTF(spec.Character) {
+		ch, worn, err = character.LoadGLTFDressed(spec.Character, spec.GarmentsFromCharacter, character.GarmentOptions{Pins: spec.Pins})
+	} else {
+		ch, mhDir, err = loadCharacter(spec)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.Character = ch
-	if err := s.loadGarments(spec, mhDir); err != nil {
+	if err := s.loadGarments(spec, mhDir, worn); err != nil {
 		return nil, err
 	}
 	if spec.Motion == "" {
@@ -190,9 +215,20 @@ func Load(spec Spec) (*Scene, error) {
 // garments (MakeHuman characters only), plain .obj/.glb/.gltf meshes in the
 // character's rest pose (any character; one garment per connected piece),
 // or garment names looked up in the MakeHuman folder mhDir.
-func (s *Scene) loadGarments(spec Spec, mhDir string) error {
+func (s *Scene) loadGarments(spec Spec, mhDir string, worn *character.MeshGarment) error {
 	ch := s.Character
 	pins := map[string]bool{}
+	if worn != nil {
+		for _, name := range worn.PinsFound {
+			pins[name] = true
+		}
+		var names []string
+		for _, g := range worn.Pieces {
+			names = append(names, g.Name)
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("garments from %s: %s", filepath.Base(spec.Character), strings.Join(names, ", ")))
+		s.Garments = append(s.Garments, worn.Pieces...)
+	}
 	for _, g := range spec.Garments {
 		path := g
 		switch strings.ToLower(filepath.Ext(g)) {
@@ -252,6 +288,9 @@ func loadCharacter(spec Spec) (*character.Character, string, error) {
 		ch, err := character.LoadGLTF(p)
 		return ch, "", err
 	}
+	if len(spec.GarmentsFromCharacter) > 0 {
+		return nil, "", fmt.Errorf("%s: garments from the character's file need a .glb/.gltf character", p)
+	}
 	dir := p
 	if !st.IsDir() {
 		if ext != ".obj" {
@@ -281,10 +320,11 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.Clip(bvhScale(b))
+	src, info, err := b.ClipWith(motion.ClipOptions{Unit: spec.Units, Up: spec.Up})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
+	s.Notes = append(s.Notes, info.Notes...)
 	names, err := nameMap(spec.NameMap)
 	if err != nil {
 		return nil, err
@@ -304,17 +344,60 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 		}
 		s.Notes = append(s.Notes, "motion: dropped the leading T-pose frame (keep it with KeepFirstFrame)")
 	}
-	// Match CMU finger-tip names to the MakeHuman rig (a no-op elsewhere),
-	// and names that differ from the rig's only by a namespace.
-	match := motion.CMUToMakeHuman().Then(namespaceMap(src.Skeleton, s.Character.Skeleton))
-	clip, err := motion.Retarget(src, s.Character.Skeleton, motion.RetargetOptions{Names: match})
+	dst := s.Character.Skeleton
+	var match motion.NameMap
+	if names != nil {
+		// Match CMU finger-tip names to the MakeHuman rig (a no-op
+		// elsewhere), and names that differ from the rig's only by a
+		// namespace.
+		match = motion.CMUToMakeHuman().Then(namespaceMap(src.Skeleton, dst))
+	} else if match, err = autoMatch(src.Skeleton, dst, s); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
+	}
+	clip, err := motion.Retarget(src, dst, motion.RetargetOptions{Names: match})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
-	if matched := countMatched(src.Skeleton, s.Character.Skeleton, match); matched < 3 {
+	if matched := countMatched(src.Skeleton, dst, match); matched < 3 {
 		return nil, fmt.Errorf("%s: only %d of its joints match the rig's names; give a name map (--name-map)", spec.Motion, matched)
 	}
 	return clip, nil
+}
+
+// autoMatch maps the clip's joints onto the rig by name and body part
+// (motion.AutoMap), CMU's finger tips onto MakeHuman's, and notes the
+// clip joints left out. Core parts of the rig that no clip joint drives
+// are an *motion.UnmatchedPartsError.
+func autoMatch(src, dst *skel.Skeleton, s *Scene) (motion.NameMap, error) {
+	m, unmatched, missing := motion.AutoMap(src, dst)
+	taken := map[string]bool{}
+	renamed := 0
+	for k, v := range m {
+		taken[v] = true
+		if k != v {
+			renamed++
+		}
+	}
+	var left []string
+	for _, n := range unmatched {
+		if t, ok := motion.CMUToMakeHuman()[n]; ok && !taken[t] {
+			if _, in := dst.Index(t); in {
+				m[n], taken[t] = t, true
+				continue
+			}
+		}
+		left = append(left, n)
+	}
+	if len(missing) > 0 {
+		return nil, &motion.UnmatchedPartsError{Missing: missing, Unmatched: left}
+	}
+	if renamed > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) matched to rig joints of other names by body part", renamed))
+	}
+	if len(left) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
+	}
+	return m, nil
 }
 
 // Built-in name maps (Spec.NameMap).
@@ -372,24 +455,6 @@ func namespaceMap(src, dst *skel.Skeleton) motion.NameMap {
 		}
 	}
 	return m
-}
-
-// bvhScale guesses the BVH length unit: CMU files (hips offset and leg
-// length of tens of units, CMU's 1/0.056444 m) vs centimetres vs metres.
-func bvhScale(b *motion.BVH) float64 {
-	// Total extent of rest offsets down the first leg-like chain.
-	maxY := 0.0
-	for _, j := range b.Joints {
-		maxY = math.Max(maxY, math.Abs(j.Offset.Y))
-	}
-	switch {
-	case maxY < 2: // metres
-		return 1
-	case maxY > 25: // centimetres
-		return 0.01
-	default: // CMU units (legs ~7 units)
-		return motion.CMUUnit
-	}
 }
 
 // isTPoseFrame reports whether frame 0 is an added rest (T-)pose, as CMU
@@ -598,6 +663,11 @@ func (s *Scene) Frame(f int, body []geom.Vec3, garments [][]geom.Vec3) ([]geom.V
 }
 
 func isBVH(p string) bool { return strings.EqualFold(filepath.Ext(p), ".bvh") }
+
+func isGLTF(p string) bool {
+	e := strings.ToLower(filepath.Ext(p))
+	return e == ".glb" || e == ".gltf"
+}
 
 // MergedGarments returns the scene's garments as one mesh (garment after
 // garment, one group per garment) with their skin weights in the same
