@@ -34,17 +34,18 @@ type piece struct {
 
 // patch is the refined cloth of one block.
 type patch struct {
-	cl     *cloth.Cloth
-	col    *collide.Collider
-	keys   []int32     // per patch vertex
-	held   []int32     // patch vertices pinned, in attachment order
-	off    []geom.Vec3 // their offsets from the coarse surface at f0
-	f0     int         // frame the patch starts from
-	mesh   *mesh.Mesh  // the block's refined mesh (all its triangles)
-	mkeys  []int32     // its vertices' keys
-	rest   *mesh.Mesh  // the patch's rest mesh (red children only)
-	active []int32     // active (not fading) coarse triangles
-	free   int
+	cl          *cloth.Cloth
+	col         *collide.Collider
+	keys        []int32     // per patch vertex
+	held        []int32     // patch vertices pinned, in attachment order
+	off         []geom.Vec3 // their offsets from the coarse surface at f0
+	f0          int         // frame the patch starts from
+	mesh        *mesh.Mesh  // the block's refined mesh (all its triangles)
+	mkeys       []int32     // its vertices' keys
+	rest        *mesh.Mesh  // the patch's rest mesh (red children only)
+	redChildren []int32     // mesh triangles that are children of red ones
+	active      []int32     // active (not fading) coarse triangles
+	free        int
 }
 
 func newPiece(name string, m *mesh.Mesh, rest []geom.Vec3, held []int32, mat cloth.Material, frames [][]geom.Vec3) (*piece, error) {
@@ -141,6 +142,7 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 	rest := &mesh.Mesh{}
 	for _, t := range pc.redList {
 		for s := sm.TriStart[t]; s < sm.TriStart[t+1]; s++ {
+			np.redChildren = append(np.redChildren, s)
 			var tri [3]int32
 			for c, v := range m.Tris[s] {
 				if loc[v] < 0 {

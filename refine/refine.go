@@ -69,6 +69,8 @@ type PieceResult struct {
 	Frames [][]geom.Vec3
 	// Blocks are the refined meshes, one per block of Params.Every frames.
 	Blocks []Block
+	// CoarseFrames are the coarse input frames (shared).
+	CoarseFrames [][]geom.Vec3
 }
 
 // Block is a piece's refinement over frames [Start, Start+Params.Every).
@@ -83,6 +85,11 @@ type Block struct {
 	Keys    []int32
 	// Free counts the simulated vertices.
 	Free int
+
+	coarse      *mesh.Mesh
+	redChildren []int32 // Mesh triangles that are children of red triangles
+	byKey       map[int32]int32
+	topo        *blockTopo
 }
 
 // FrameStats describes one refined frame (over all pieces).
@@ -168,7 +175,9 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 		if blocks[i], err = detect(ctx, pi, p); err != nil {
 			return nil, err
 		}
-		res.Pieces = append(res.Pieces, unionOf(pcs[i], blocks[i], p.Every))
+		pr := unionOf(pcs[i], blocks[i], p.Every)
+		pr.CoarseFrames = pi.Frames
+		res.Pieces = append(res.Pieces, pr)
 	}
 	res.Detect = time.Since(t0)
 
@@ -311,9 +320,9 @@ func unionOf(pc *piece, blocks [][]int32, every int) *PieceResult {
 
 // addBlock records the piece's new block starting at frame f.
 func (pr *PieceResult) addBlock(pc *piece, f int) {
-	bl := Block{Start: f}
+	bl := Block{Start: f, coarse: pr.Coarse}
 	if pp := pc.patch; pp != nil {
-		bl.Active, bl.Mesh, bl.Keys, bl.Free = pp.active, pp.mesh, pp.mkeys, pp.free
+		bl.Active, bl.Mesh, bl.Keys, bl.Free, bl.redChildren = pp.active, pp.mesh, pp.mkeys, pp.free, pp.redChildren
 	} else {
 		bl.Mesh = pr.Coarse
 		bl.Keys = make([]int32, len(pr.Coarse.Verts))
@@ -356,7 +365,6 @@ func (pr *PieceResult) FrameMesh(f int) *mesh.Mesh {
 	}
 	return &m
 }
-
 
 func collideParams(p Params) collide.Params {
 	return collide.Params{Thickness: p.Thickness, Workers: p.Workers, MaxDepth: 0.02}

@@ -1,0 +1,236 @@
+package refine
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pleat-dev/pleat/collide"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+)
+
+// Reference is a uniformly refined simulation of the same pieces, with
+// each coarse piece's keys located in it.
+type Reference struct {
+	// Meshes[i] is the reference mesh of coarse piece i; Keys[i][k] the
+	// reference vertex of key k (−1 none); Frames[i][f] its positions.
+	Meshes []*mesh.Mesh
+	Keys   [][]int32
+	Frames [][][]geom.Vec3
+}
+
+// Measure compares one frame of a refined result with the coarse and
+// reference simulations over the refined regions.
+type Measure struct {
+	Frame int
+	// Area is the regions' area in the refined frame, m².
+	Area float64
+	// Coarse, Refined and Reference are ∫|H| dA over the regions' coarse
+	// triangles (cotan mean curvature, m⁻¹, mixed areas), m: per triangle,
+	// its area times the mean |H| of its corners, summed over each coarse
+	// triangle's four children (the coarse triangle itself for Coarse).
+	// Reference is 0 without a reference.
+	Coarse, Refined, Reference float64
+	// Verts counts the frame's refined mesh vertices; Deep those more than
+	// 2 mm inside the body (collide.DeepPenetration).
+	Verts, Deep int
+	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
+	// patches' edges; Over counts those above 10 % among Edges.
+	MaxStrain   float64
+	Over, Edges int
+}
+
+// Measure measures every frame of r. ref may be nil; body and bodyAt (the
+// full body, for penetration) may be nil too.
+func (r *Result) Measure(ref *Reference, body *mesh.Mesh, bodyAt func(f int, dst []geom.Vec3) ([]geom.Vec3, error)) ([]Measure, error) {
+	var pen *collide.Body
+	var bx []geom.Vec3
+	var err error
+	if body != nil {
+		if pen, err = collide.NewBody(body); err != nil {
+			return nil, fmt.Errorf("refine: body: %w", err)
+		}
+	}
+	n := len(r.Stats)
+	out := make([]Measure, n)
+	ks := make([]*keyCurv, len(r.Pieces))
+	for f := range n {
+		ms := &out[f]
+		ms.Frame = f
+		if pen != nil {
+			if bx, err = bodyAt(f, bx); err != nil {
+				return nil, err
+			}
+			pen.SetFrame(bx)
+		}
+		for i, pr := range r.Pieces {
+			if ks[i] == nil {
+				ks[i] = &keyCurv{}
+			}
+			if err := pr.measure(f, i, ks[i], ref, pen, ms); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// keyCurv holds per-key |H| of one piece's meshes.
+type keyCurv struct {
+	h    []float64
+	hRef []float64
+	hC   []float64
+}
+
+func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *collide.Body, ms *Measure) error {
+	bl := pr.BlockAt(f)
+	fm := pr.FrameMesh(f)
+	nc := int32(len(pr.Coarse.Verts))
+	top, err := topologyOf(bl)
+	if err != nil {
+		return err
+	}
+	nk := len(pr.Coarse.Verts) + len(top.coarse.Edges)
+	kc.h = resize(kc.h, nk)
+	h := absMean(fm, top.fine)
+	for v, k := range bl.Keys {
+		kc.h[k] = h[v]
+	}
+	hc := absMean(&mesh.Mesh{Verts: pr.coarseFrame(f), Tris: pr.Coarse.Tris}, top.coarse)
+	if ref != nil {
+		rm := *ref.Meshes[i]
+		rm.Verts = ref.Frames[i][f]
+		rt, err := mesh.NewTopology(&rm)
+		if err != nil {
+			return err
+		}
+		hr := absMean(&rm, rt)
+		kc.hRef = resize(kc.hRef, nk)
+		for k, v := range ref.Keys[i] {
+			if v >= 0 {
+				kc.hRef[k] = hr[v]
+			}
+		}
+	}
+	cx := pr.coarseFrame(f)
+	for _, t := range bl.Active {
+		tr := pr.Coarse.Tris[t]
+		var m [3]int32
+		for c := range 3 {
+			e, _ := top.coarse.Edge(tr[c], tr[(c+1)%3])
+			m[c] = nc + e
+		}
+		kids := [4][3]int32{{tr[0], m[0], m[2]}, {tr[1], m[1], m[0]}, {tr[2], m[2], m[1]}, {m[0], m[1], m[2]}}
+		for _, kt := range kids {
+			a := tri(fm.Verts, bl, kt)
+			ms.Area += a
+			ms.Refined += a * (kc.h[kt[0]] + kc.h[kt[1]] + kc.h[kt[2]]) / 3
+			if ref != nil {
+				rk := ref.Keys[i]
+				rx := ref.Frames[i][f]
+				if rk[kt[0]] < 0 || rk[kt[1]] < 0 || rk[kt[2]] < 0 {
+					return fmt.Errorf("refine: %s: key of triangle %d missing in the reference", pr.Name, t)
+				}
+				ar := geom.TriangleArea(rx[rk[kt[0]]], rx[rk[kt[1]]], rx[rk[kt[2]]])
+				ms.Reference += ar * (kc.hRef[kt[0]] + kc.hRef[kt[1]] + kc.hRef[kt[2]]) / 3
+			}
+		}
+		ms.Coarse += geom.TriangleArea(cx[tr[0]], cx[tr[1]], cx[tr[2]]) * (hc[tr[0]] + hc[tr[1]] + hc[tr[2]]) / 3
+	}
+	ms.Verts += len(fm.Verts)
+	if pen != nil {
+		for _, q := range fm.Verts {
+			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
+				ms.Deep++
+			}
+		}
+	}
+	// Strain of the patch edges (children of red triangles).
+	for t, tr := range bl.Mesh.Tris {
+		if !top.redChild[t] {
+			continue
+		}
+		for c := range 3 {
+			a, b := tr[c], tr[(c+1)%3]
+			if a > b {
+				continue // each inner edge once (and boundary edges half the time)
+			}
+			L := bl.Mesh.Verts[a].Dist(bl.Mesh.Verts[b])
+			if L <= 0 {
+				continue
+			}
+			s := fm.Verts[a].Dist(fm.Verts[b])/L - 1
+			ms.Edges++
+			ms.MaxStrain = math.Max(ms.MaxStrain, s)
+			if s > 0.1 {
+				ms.Over++
+			}
+		}
+	}
+	return nil
+}
+
+// coarseFrame is the coarse piece's positions at frame f: the union
+// frame's coarse vertices (keys 0..n−1 are coarse positions unless
+// refined; see PieceResult.CoarseFrames).
+func (pr *PieceResult) coarseFrame(f int) []geom.Vec3 { return pr.CoarseFrames[f] }
+
+func tri(x []geom.Vec3, bl *Block, k [3]int32) float64 {
+	return geom.TriangleArea(x[bl.local(k[0])], x[bl.local(k[1])], x[bl.local(k[2])])
+}
+
+// local returns the block mesh vertex of key k.
+func (bl *Block) local(k int32) int32 {
+	if bl.byKey == nil {
+		bl.byKey = make(map[int32]int32, len(bl.Keys))
+		for i, kk := range bl.Keys {
+			bl.byKey[kk] = int32(i)
+		}
+	}
+	return bl.byKey[k]
+}
+
+type blockTopo struct {
+	fine, coarse *mesh.Topology
+	redChild     []bool
+}
+
+func topologyOf(bl *Block) (*blockTopo, error) {
+	if bl.topo != nil {
+		return bl.topo, nil
+	}
+	ft, err := mesh.NewTopology(bl.Mesh)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := mesh.NewTopology(bl.coarse)
+	if err != nil {
+		return nil, err
+	}
+	bt := &blockTopo{fine: ft, coarse: ct, redChild: make([]bool, len(bl.Mesh.Tris))}
+	for _, s := range bl.redChildren {
+		bt.redChild[s] = true
+	}
+	bl.topo = bt
+	return bt, nil
+}
+
+func absMean(m *mesh.Mesh, top *mesh.Topology) []float64 {
+	h := mesh.NewCurvature(top).Mean(m, mesh.CurvatureCotan, nil)
+	for i, v := range h {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			v = 0
+		}
+		h[i] = math.Abs(v)
+	}
+	return h
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
