@@ -51,7 +51,6 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		newDBCmd(),
 		newSynthCmd(),
 		newEvalCmd(),
-		newRefineCmd(),
 		newResynthCmd(),
 	)
 	return r
