@@ -26,7 +26,8 @@ type builddbFlags struct {
 	jobs                      int
 	transition, maxTime       float64
 	poseTol                   float64 // mm
-	keepInvalid               bool
+	keepInvalid, skipInvalid  bool
+	skipUnsettled             bool
 }
 
 func newBuilddbCmd() *cobra.Command {
@@ -44,8 +45,9 @@ is at rest; the settled garment is stored (quantised, compressed).
 
 Before simulating, every sample's pose is checked: a moving limb that
 passes more than --pose-tolerance into the rest of the body is a pose no
-body takes, and builddb lists those samples and stops (narrow the spec, or
---keep-invalid).
+body takes, and builddb lists those samples and stops (narrow the spec,
+--keep-invalid to simulate them anyway, or --skip-invalid to record them as
+missing: synthesis then fills them in from their valid neighbours).
 
 Samples run --jobs at a time, one solver thread each. Finished samples are
 kept in a journal beside the output (--journal), so Ctrl-C, SIGTERM or a
@@ -53,7 +55,8 @@ crash loses at most the samples in flight and rerunning the same command
 continues. --shard i/n builds samples i, i+n, i+2n, ... into a shard file;
 'pleat builddb merge' joins the shards into a file identical to a
 one-machine build. A sample whose simulation fails or explodes stops the
-build with its name; one that does not come to rest is kept and reported.`,
+build with its name; one that does not come to rest is kept and reported
+(or recorded as missing with --skip-unsettled).`,
 		Example: `  pleat builddb --out out/suit.pdb                       # procedural suit, default spec
   pleat builddb --spec small --out out/small.pdb          # 53 samples, for a quick look
   pleat builddb --resolution 700 --spec tiny.json --out out/tiny.pdb
@@ -85,6 +88,8 @@ build with its name; one that does not come to rest is kept and reported.`,
 	fl.Float64Var(&f.maxTime, "settle-time", 4, "longest simulated seconds per sample, transition included (a sample not at rest by then is kept and reported)")
 	fl.Float64Var(&f.poseTol, "pose-tolerance", build.DefaultPoseTolerance*1000, "mm a moving limb may reach into the rest of the body (negative: no pose check)")
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
+	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
+	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
 }
@@ -124,6 +129,8 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 		opt.PoseTolerance = 1e-9
 	}
 	opt.KeepInvalid = f.keepInvalid
+	opt.SkipInvalid = f.skipInvalid
+	opt.SkipUnsettled = f.skipUnsettled
 	return opt, nil
 }
 
@@ -219,6 +226,9 @@ func isTerminal(w io.Writer) bool {
 // sampleLine is one finished sample in a log line.
 func sampleLine(r build.SampleResult, eta time.Duration) string {
 	st := r.Stats
+	if r.Missing != "" && st.Steps == 0 {
+		return fmt.Sprintf("%s: skipped, recorded as missing, ETA %s", r.Pose.String(), eta.Round(time.Second))
+	}
 	conv := "at rest"
 	if !st.Converged {
 		conv = "NOT at rest"
@@ -236,17 +246,23 @@ func printBuildSummary(w io.Writer, sum build.Summary) {
 		}
 		return
 	}
-	setup, settle, frames := sum.Timing()
-	fmt.Fprintf(w, "simulated %d samples in %.1f s (%d resumed from the journal): per sample setup %.2f s + settle %.2f s (setup %.0f%% of simulator time), %.0f frames on average\n",
-		n, sum.Wall.Seconds(), sum.Resumed, setup.Seconds()/float64(n), settle.Seconds()/float64(n),
-		100*setup.Seconds()/(setup+settle).Seconds(), frames)
+	sim, setup, settle, frames := sum.Timing()
+	fmt.Fprintf(w, "finished %d samples in %.1f s (%d resumed from the journal)", n, sum.Wall.Seconds(), sum.Resumed)
+	if sim > 0 {
+		fmt.Fprintf(w, "; simulated %d: per sample setup %.2f s + settle %.2f s (setup %.0f%% of simulator time), %.0f frames on average",
+			sim, setup.Seconds()/float64(sim), settle.Seconds()/float64(sim), 100*setup.Seconds()/(setup+settle).Seconds(), frames)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "worst strain %.1f%% (sample %d), worst penetration %.1f mm (sample %d)\n",
 		sum.WorstStrain*100, sum.WorstStrainSample, sum.WorstPenetration*1000, sum.WorstPenetrationSample)
 	if len(sum.NotConverged) > 0 {
 		fmt.Fprintf(w, "not at rest within --settle-time (kept): %d samples %v\n", len(sum.NotConverged), sum.NotConverged)
 	}
 	if len(sum.Invalid) > 0 {
-		fmt.Fprintf(w, "kept though the limb passes through the body: %d samples %v\n", len(sum.Invalid), sum.Invalid)
+		fmt.Fprintf(w, "the limb passes through the body: %d samples %v\n", len(sum.Invalid), sum.Invalid)
+	}
+	if len(sum.Missing) > 0 {
+		fmt.Fprintf(w, "recorded as missing (synthesis fills them in from their neighbours): %d samples %v\n", len(sum.Missing), sum.Missing)
 	}
 }
 

@@ -46,6 +46,14 @@ type Options struct {
 	// (they are reported); by default Run refuses to start when a sample
 	// of the shard is invalid.
 	KeepInvalid bool
+	// SkipInvalid records samples whose limb passes through the body as
+	// missing (wrinkle.Journal.AddMissing, with the pose check as the
+	// reason) without simulating them; synthesis fills them in from their
+	// valid neighbours. It takes precedence over KeepInvalid.
+	SkipInvalid bool
+	// SkipUnsettled records samples that do not come to rest within
+	// Settle.MaxTime as missing instead of keeping their last frame.
+	SkipUnsettled bool
 	// Progress, when not nil, is called after each finished sample (from
 	// Run's goroutine, never concurrently).
 	Progress func(Progress)
@@ -72,6 +80,9 @@ type SampleResult struct {
 	Setup, Settle time.Duration
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
+	// Missing is the reason the sample was recorded as missing (skipped
+	// as invalid or unsettled); empty when its positions were stored.
+	Missing string
 }
 
 // Summary describes a finished (or interrupted) run.
@@ -82,8 +93,10 @@ type Summary struct {
 	Resumed int
 	Wall    time.Duration
 	// NotConverged and Invalid list the indices of this run's samples that
-	// did not come to rest, and that were simulated though invalid.
-	NotConverged, Invalid []int
+	// did not come to rest, and whose pose is invalid (simulated with
+	// KeepInvalid, or skipped with SkipInvalid); Missing those recorded as
+	// missing.
+	NotConverged, Invalid, Missing []int
 	// Worst are this run's largest figures over its samples.
 	WorstStrain, WorstPenetration             float64
 	WorstStrainSample, WorstPenetrationSample int

@@ -261,3 +261,58 @@ func TestSampleError(t *testing.T) {
 		})
 	}
 }
+
+// TestSkipMissing: with SkipInvalid the crossed-legs sample is recorded
+// as missing without simulation, and with SkipUnsettled a settle cut off
+// before it can come to rest is too; the other samples are stored.
+func TestSkipMissing(t *testing.T) {
+	sc := coarseScene(t)
+	for _, tc := range []struct {
+		name    string
+		spec    string
+		opt     Options
+		missing []int
+	}{
+		{"skip invalid", crossedSpecJSON, Options{SkipInvalid: true, Settle: quickSettle}, []int{0}},
+		{"skip unsettled", crossedSpecJSON, Options{SkipInvalid: true, SkipUnsettled: true,
+			Settle: sim.SettleOptions{Transition: 0.1, MaxTime: 0.1}}, []int{0, 1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := New(sc.Character, sc.Garments, parseSpec(t, tc.spec), tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			out := filepath.Join(dir, "x.pdb")
+			sum, err := b.BuildFile(context.Background(), out, filepath.Join(dir, "x.pdj"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalInts(sum.Missing, tc.missing) {
+				t.Fatalf("summary missing %v, want %v", sum.Missing, tc.missing)
+			}
+			db, err := wrinkle.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for i, ss := range db.Samples {
+				_, err := db.Positions(i, nil)
+				if ss.Missing != "" {
+					got = append(got, ss.Index)
+					if !errors.Is(err, wrinkle.ErrMissing) {
+						t.Errorf("sample %d: Positions error %v", ss.Index, err)
+					}
+				} else if err != nil {
+					t.Errorf("sample %d: %v", ss.Index, err)
+				}
+			}
+			if !equalInts(got, tc.missing) {
+				t.Fatalf("database missing %v, want %v", got, tc.missing)
+			}
+			if !strings.HasPrefix(db.Samples[0].Missing, "pose: sample 0 (left_hip") {
+				t.Errorf("reason %q", db.Samples[0].Missing)
+			}
+		})
+	}
+}

@@ -19,11 +19,13 @@ import (
 // matter, the database is written in index order). Before simulating, it
 // checks every pending sample's pose and refuses to start, with an
 // *InvalidPoseError listing them, when a moving limb passes through the
-// body (unless Options.KeepInvalid).
+// body (unless Options.KeepInvalid, or Options.SkipInvalid, which records
+// them as missing without simulating them).
 //
 // A sample whose simulation fails or explodes stops the run with a
 // *SampleError naming it, after the samples in flight finish; a sample
-// that does not come to rest is recorded and listed in the summary. When
+// that does not come to rest is recorded (as missing with
+// Options.SkipUnsettled) and listed in the summary. When
 // ctx ends, Run stops after the samples in flight and returns ctx's error;
 // the summary holds what was done.
 func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) {
@@ -47,7 +49,7 @@ func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) 
 			invalid = append(invalid, r)
 		}
 	}
-	if len(invalid) > 0 && !b.opt.KeepInvalid {
+	if len(invalid) > 0 && !b.opt.KeepInvalid && !b.opt.SkipInvalid {
 		return sum, &InvalidPoseError{Reports: invalid}
 	}
 	jobs := b.opt.Jobs
@@ -71,13 +73,7 @@ func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) 
 		go func() {
 			defer wg.Done()
 			for k := range work {
-				pos, res, err := b.simulate(ctx, k)
-				if err == nil {
-					err = j.Add(k, pos, res.Stats)
-					if err != nil {
-						err = &SampleError{res.Sample, err}
-					}
-				}
+				res, err := b.runSample(ctx, j, k, reports[k])
 				results <- done{res, err}
 			}
 		}()
@@ -117,11 +113,38 @@ func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) 
 	sort.Slice(sum.Samples, func(a, c int) bool { return sum.Samples[a].Sample.Index < sum.Samples[c].Sample.Index })
 	sort.Ints(sum.NotConverged)
 	sort.Ints(sum.Invalid)
+	sort.Ints(sum.Missing)
 	sum.Wall = time.Since(start)
 	if sampleErr != nil {
 		return sum, sampleErr
 	}
 	return sum, parent.Err()
+}
+
+// runSample simulates sample k, or skips it, and records it in the
+// journal.
+func (b *Builder) runSample(ctx context.Context, j *wrinkle.Journal, k int, pose PoseReport) (SampleResult, error) {
+	if !pose.Valid && b.opt.SkipInvalid {
+		res := SampleResult{Sample: pose.Sample, Pose: pose, Missing: "pose: " + pose.String()}
+		if err := j.AddMissing(k, res.Missing, res.Stats); err != nil {
+			return res, &SampleError{res.Sample, err}
+		}
+		return res, nil
+	}
+	pos, res, err := b.simulate(ctx, k)
+	if err != nil {
+		return res, err
+	}
+	if !res.Stats.Converged && b.opt.SkipUnsettled {
+		res.Missing = fmt.Sprintf("not at rest after %d frames (residual %.3g)", res.Stats.Steps, res.Stats.Residual)
+		err = j.AddMissing(k, res.Missing, res.Stats)
+	} else {
+		err = j.Add(k, pos, res.Stats)
+	}
+	if err != nil {
+		return res, &SampleError{res.Sample, err}
+	}
+	return res, nil
 }
 
 // add records one finished sample in the summary.
@@ -140,20 +163,28 @@ func (s *Summary) add(r SampleResult) {
 	if !r.Pose.Valid {
 		s.Invalid = append(s.Invalid, k)
 	}
+	if r.Missing != "" {
+		s.Missing = append(s.Missing, k)
+	}
 }
 
-// Timing sums this run's per-sample wall times: simulator setup
+// Timing sums this run's per-sample wall times over the n samples it
+// simulated (not those skipped as invalid): simulator setup
 // (sim.Prepared.New) and settling, and the mean frames per settle.
-func (s *Summary) Timing() (setup, settle time.Duration, frames float64) {
+func (s *Summary) Timing() (n int, setup, settle time.Duration, frames float64) {
 	for _, r := range s.Samples {
+		if r.Stats.Steps == 0 {
+			continue
+		}
+		n++
 		setup += r.Setup
 		settle += r.Settle
 		frames += float64(r.Stats.Steps)
 	}
-	if len(s.Samples) > 0 {
-		frames /= float64(len(s.Samples))
+	if n > 0 {
+		frames /= float64(n)
 	}
-	return setup, settle, frames
+	return n, setup, settle, frames
 }
 
 // Settle simulates one sample of the build outside a journal and returns
