@@ -14,7 +14,10 @@ import (
 // TestBrowser serves pleat outputs of three kinds side by side and runs
 // tools/browsertest/viewer.test.mjs on them in headless Chromium: no
 // console errors, a canvas that is not blank, a frame counter that
-// advances while playing, a heat-map toggle that changes pixels.
+// advances while playing, a heat-map toggle that changes pixels, one
+// colour per garment name in every panel, a body toggle, and a difference
+// view whose per-vertex distances match the fixtures (the shirt in three
+// panels: skinned in the glb, the same as OBJ frames, with folds as PC2).
 //
 // It needs node, tools/browsertest/node_modules (npm ci there) and Debian's
 // chromium ($CHROMIUM, default /usr/bin/chromium); without them it skips,
@@ -73,7 +76,10 @@ func TestBrowser(t *testing.T) {
 		}
 	}()
 
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "viewer.test.mjs"), url, "--items", strconv.Itoa(len(args)))
+	// The coarse OBJ frames are the skinned shirt of the glb (distances
+	// from rounding only); the PC2 adds folds up to 3 mm deep.
+	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "viewer.test.mjs"), url, "--items", strconv.Itoa(len(args)),
+		"--expect-diff", "coarse:0:0.05", "--expect-diff", "folds:1:3.2")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	var stdout, stderr bytes.Buffer

@@ -1,9 +1,16 @@
 // Package viewer serves pleat's web viewer: a small WebGL2 page of our own
 // (embedded in the binary, no third-party code, no network) that plays any
 // pleat output (glTF animations, a PC2 cache with its mesh, a folder of OBJ
-// frames, a static OBJ/PLY/glTF mesh) with an orbit camera, wrinkle-revealing
-// lighting, a mean-curvature heat map, and two to four results side by side
-// on one clock.
+// frames, a .usda/.usdz of time-sampled meshes, a static OBJ/PLY/glTF mesh)
+// with an orbit camera, wrinkle-revealing lighting, a mean-curvature heat
+// map, and two to four results side by side on one clock.
+//
+// Across panels a garment keeps one colour, chosen by its mesh name; the
+// body can be hidden; and a difference view colours each garment whose
+// topology (vertex count and triangles) matches a garment in another panel
+// by the per-vertex distance to it at the same time (metres; every panel
+// is compared with the first that matches, the first with the second),
+// with the mean and largest distance printed per panel.
 //
 // The Go side decodes every format itself (Load) and hands the page plain
 // arrays, so the page needs no file parsers:

@@ -30,6 +30,7 @@ const (
 	KindPC2         Kind = "pc2"          // PC2 point cache with its mesh
 	KindOBJSequence Kind = "obj-sequence" // folder of OBJ frames, sorted by name
 	KindMesh        Kind = "mesh"         // one static OBJ/PLY mesh
+	KindUSD         Kind = "usd"          // .usda layer or .usdz package
 )
 
 // ErrFrame is returned for a frame index outside [0, NumFrames).
@@ -132,6 +133,8 @@ func (a *Animation) Bounds() (box geom.Box, span geom.Vec3, err error) {
 // Load opens any pleat output at path:
 //   - a glTF/GLB file, skinned, vertex-animated (morph targets) or static,
 //     played by anim.Player (its first animation);
+//   - a USD layer (.usda) or package (.usdz) of time-sampled meshes, at
+//     its frame rate;
 //   - a PC2 point cache, with its mesh from opt.Mesh or beside it;
 //   - a folder of .obj frames with equal vertex counts, in name order;
 //   - a static OBJ or PLY mesh (one frame).
@@ -149,6 +152,9 @@ func Load(path string, opt LoadOptions) (*Animation, error) {
 	}
 	if st.IsDir() {
 		return loadOBJSequence(path, fps)
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".usda" || ext == ".usdz" {
+		return loadUSD(path)
 	}
 	format, err := meshio.FormatOf(path)
 	if err != nil {

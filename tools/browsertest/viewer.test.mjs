@@ -3,10 +3,13 @@
 // that it works. It starts no server: give it the URL of a running
 // `pleat serve` (the Go test viewer/browser_test.go starts one).
 //
-// Usage: node viewer.test.mjs URL [--items N] [--shots DIR]
+// Usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]...
 //
 //   --items N   expect N results side by side (default: any, at least 1)
 //   --shots DIR save screenshots there (default: $PLEAT_SCREENSHOTS, else none)
+//   --expect-diff NAME:MIN:MAX  in the difference view, the panel named
+//               NAME has a garment matched in another panel whose largest
+//               per-vertex distance is within [MIN, MAX] mm (repeatable)
 //
 // The browser is Debian's chromium ($CHROMIUM, default /usr/bin/chromium),
 // driven by playwright-core; nothing is downloaded. Checks, in order:
@@ -17,7 +20,11 @@
 //   3. pressing Play advances the frame counter (#frame), and Pause stops it;
 //   4. the scrub slider sets the frame;
 //   5. toggling the heat map (#heat) changes the pixels, and so does an
-//      orbit drag.
+//      orbit drag;
+//   6. a mesh name has one colour in every panel and distinct garment names
+//      distinct colours; unticking #body hides the body (pixels change);
+//      the difference view (#error) colours matched garments (pixels
+//      change) with the distances --expect-diff asks for.
 // Exit status 0 only if all pass; a JSON summary goes to stdout.
 
 import { chromium } from 'playwright-core';
@@ -25,15 +32,21 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 function usage() {
-  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR]');
+  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]...');
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 let url = '', wantItems = 0, shots = process.env.PLEAT_SCREENSHOTS || '';
+const wantDiffs = [];
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--items') wantItems = Number(args[++i]);
+  else if (a === '--expect-diff') {
+    const [name, lo, hi] = (args[++i] || '').split(':');
+    if (!name || !(Number(hi) >= Number(lo))) usage();
+    wantDiffs.push({ name, lo: Number(lo), hi: Number(hi) });
+  }
   else if (a === '--shots') shots = args[++i] || '';
   else if (a.startsWith('--')) usage();
   else if (!url) url = a;
@@ -160,6 +173,70 @@ try {
   await page.click('#heat');
   await settle();
   await shot('viewer-orbit-shaded.png');
+
+  // 6a. Colours by mesh name.
+  const colors = await page.evaluate(() => window.pleatViewer.colors);
+  const colorOf = new Map();
+  const panelsOf = new Map();
+  for (const c of colors) {
+    const k = c.color.map((x) => x.toFixed(3)).join(',');
+    if (colorOf.has(c.mesh) && colorOf.get(c.mesh) !== k) fail(`mesh ${c.mesh} has colour ${k} in panel ${c.item} but ${colorOf.get(c.mesh)} elsewhere`);
+    colorOf.set(c.mesh, k);
+    panelsOf.set(c.mesh, (panelsOf.get(c.mesh) || new Set()).add(c.item));
+  }
+  const garments = [...colorOf.keys()].filter((n) => !colors.find((c) => c.mesh === n).body);
+  if (garments.length <= 8 && new Set(garments.map((n) => colorOf.get(n))).size !== garments.length) {
+    fail(`distinct garment names share colours: ${JSON.stringify(Object.fromEntries(colorOf))}`);
+  }
+  summary.colors = Object.fromEntries([...colorOf].map(([n, k]) => [n, { color: k, panels: [...panelsOf.get(n)] }]));
+
+  // 6b. Hiding the body.
+  if (colors.some((c) => c.body)) {
+    await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+    await page.click('#body');
+    await settle();
+    const nobody = await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+    summary.hideBody = nobody;
+    if (await page.evaluate(() => window.pleatViewer.body)) fail('#body did not hide the body');
+    if (!(nobody.changed > 0.005)) fail(`hiding the body changed only ${(100 * (nobody.changed || 0)).toFixed(3)}% of pixels`);
+    await shot('viewer-nobody.png');
+    await page.click('#body');
+    await settle();
+  } else {
+    log('no body mesh: skipping the body toggle check');
+  }
+
+  // 6c. The difference view, at a frame every panel has (a shorter
+  // result holds its last frame, which would be compared with another
+  // time of the longer).
+  const common = Math.min(Math.floor(summary.numFrames / 4), ...items.map((i) => i.frames - 1));
+  await page.evaluate((f) => window.pleatViewer.setFrame(f), common);
+  await page.waitForFunction((f) => Number(document.getElementById('frame').textContent) === f, common, { timeout: 5000 });
+  await page.waitForFunction(() => window.pleatViewer.items.every((i) => i.shown >= 0), null, { timeout: 10000 });
+  await settle();
+  await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+  await page.click('#error');
+  await page.waitForFunction(() => window.pleatViewer.errors.every((e) => e !== null), null, { timeout: 10000 })
+    .catch(() => fail('difference view: no statistics for some panel'));
+  await settle();
+  const diff = await page.evaluate(() => window.pleatViewer.snapshot({ keep: true }));
+  const errs = await page.evaluate(() => ({ errors: window.pleatViewer.errors, range: window.pleatViewer.errRange, heat: window.pleatViewer.heat, on: window.pleatViewer.error }));
+  summary.difference = { frame: common, pixels: diff, rangeMM: 1000 * errs.range, panels: errs.errors.map((e, i) => ({ panel: items[i].name, garments: (e || []).map((g) => ({ mesh: g.mesh, vs: g.partner, meanMM: +(1000 * g.mean).toFixed(4), maxMM: +(1000 * g.max).toFixed(4) })) })) };
+  if (!errs.on || errs.heat) fail(`difference view: on ${errs.on}, curvature ${errs.heat} (want on, curvature off)`);
+  const matched = errs.errors.some((e) => e && e.length);
+  if (matched && !(diff.changed > 0.01)) fail(`difference view changed only ${(100 * (diff.changed || 0)).toFixed(3)}% of pixels`);
+  for (const w of wantDiffs) {
+    const k = items.findIndex((i) => i.name === w.name);
+    const gs = k >= 0 ? errs.errors[k] || [] : [];
+    if (!gs.some((g) => 1000 * g.max >= w.lo && 1000 * g.max <= w.hi)) {
+      fail(`difference view: panel ${w.name} has no garment with a largest distance in [${w.lo}, ${w.hi}] mm: ${JSON.stringify(gs)}`);
+    }
+  }
+  const statsText = await page.$$eval('.vp .stats', (els) => els.map((e) => e.textContent));
+  if (matched && !statsText.some((t) => /Δ .* vs .*: mean .* mm, max .* mm/.test(t))) fail(`difference statistics not shown: ${JSON.stringify(statsText)}`);
+  await shot('viewer-difference.png');
+  await page.click('#error');
+  await settle();
 
   await settle();
   for (const p of problems) fail(p);

@@ -11,6 +11,8 @@
     play: $('play'), scrub: $('scrub'), frame: $('frame'), nframes: $('nframes'),
     time: $('time'), speed: $('speed'), heat: $('heat'), range: $('range'), follow: $('follow'),
     reset: $('reset'), overlays: $('overlays'), legend: $('legend'), msg: $('msg'),
+    body: $('body'), error: $('error'), errRange: $('errrange'), errLegend: $('errlegend'),
+    errMax: $('errmax'),
   };
 
   // Shared state; window.pleatViewer exposes a view of it for tests.
@@ -21,7 +23,11 @@
     fps: 30,            // master frame rate
     playing: false,
     speed: 1,
-    heat: false,
+    heat: false,        // colour by mean curvature
+    error: false,       // colour by the distance to the partner panel's garment
+    showBody: true,     // draw the body meshes
+    errRange: 0,        // distance (m) mapped to full red
+    colors: new Map(),  // mesh name -> colour, the same in every panel
     follow: true,       // the camera follows the results' horizontal centre
     track: [0, 0, 0],   // that centre now, minus at frame 0
     track0: null,       // that centre at frame 0
@@ -65,13 +71,20 @@
   precision highp float;
   in vec3 vW; in vec3 vN; in float vH; in vec3 vCol;
   uniform vec3 uEye, uKey, uFill, uRim;
-  uniform int uHeat; uniform float uRange;
+  uniform int uHeat; uniform float uRange, uErrRange;
   out vec4 outColor;
   vec3 toLin(vec3 c) { return pow(c, vec3(2.2)); }
   vec3 heat(float h) {
     float t = clamp(h / uRange, -1.0, 1.0);
     vec3 w = vec3(0.93);
     return t < 0.0 ? mix(w, vec3(0.02, 0.09, 0.55), -t) : mix(w, vec3(0.58, 0.015, 0.01), t);
+  }
+  // Sequential map for distances: white at 0, yellow, orange, dark red at
+  // uErrRange and beyond.
+  vec3 errColor(float d) {
+    float t = clamp(d / uErrRange, 0.0, 1.0);
+    vec3 a = vec3(0.95, 0.95, 0.93), b = vec3(0.98, 0.80, 0.20), c = vec3(0.90, 0.35, 0.08), e = vec3(0.50, 0.02, 0.02);
+    return t < 0.33 ? mix(a, b, t / 0.33) : (t < 0.66 ? mix(b, c, (t - 0.33) / 0.33) : mix(c, e, (t - 0.66) / 0.34));
   }
   void main() {
     vec3 n = normalize(vN);
@@ -88,8 +101,12 @@
     if (uHeat == 1) {
       vec3 base = toLin(heat(vH));
       c = base * (0.45 + 0.55 * key + 0.25 * fill) + 0.05 * spec;
+    } else if (uHeat == 2 && vH > -0.5) { // −1 marks vertices with no partner
+      vec3 base = toLin(errColor(vH));
+      c = base * (0.45 + 0.55 * key + 0.25 * fill) + 0.05 * spec;
     } else {
-      vec3 base = toLin(vCol);
+      // Shaded; in the difference view, meshes with no partner are greyed.
+      vec3 base = toLin(uHeat == 2 ? mix(vCol, vec3(dot(vCol, vec3(0.3, 0.59, 0.11))), 0.8) * 0.6 : vCol);
       c = base * (amb + 1.05 * key * vec3(1.0, 0.97, 0.92) + 0.32 * fill * vec3(0.85, 0.9, 1.0))
         + 0.35 * rim * vec3(0.9, 0.95, 1.0) + 0.10 * spec;
     }
@@ -263,7 +280,8 @@
     return r.arrayBuffer();
   }
 
-  const PALETTE = [[0.36, 0.50, 0.72], [0.30, 0.33, 0.40], [0.70, 0.46, 0.33], [0.45, 0.60, 0.42], [0.62, 0.42, 0.60]];
+  const PALETTE = [[0.36, 0.50, 0.72], [0.30, 0.33, 0.40], [0.70, 0.46, 0.33], [0.45, 0.60, 0.42], [0.62, 0.42, 0.60],
+    [0.76, 0.66, 0.32], [0.34, 0.62, 0.64], [0.58, 0.30, 0.34]];
   const SKIN = [0.80, 0.68, 0.60];
 
   function parseMesh(buf) {
@@ -303,9 +321,8 @@
       nrm: new Float32Array(3 * m.nv), gpu: null, overlay: null, statsEl: null,
     };
     const col = new Float32Array(3 * m.nv);
-    let g = 0;
     m.ranges.forEach((r, k) => {
-      const c = isBody(info.meshes[k]) ? SKIN : PALETTE[g++ % PALETTE.length];
+      const c = colorOf(info.meshes[k]);
       for (let v = r.v0; v < r.v0 + r.nv; v++) col.set(c, 3 * v);
     });
     gl.bindVertexArray(null);
@@ -334,6 +351,81 @@
     gl.bindVertexArray(null);
     it.gpu = gpu;
     return it;
+  }
+
+  // assignColors gives every garment name in any panel its own colour, in
+  // name order, so that a garment has the same colour in every panel
+  // whatever the panels' order; bodies are skin-coloured.
+  function assignColors(infos) {
+    const names = new Set();
+    for (const i of infos) for (const m of i.meshes) if (!isBody(m)) names.add(m.name);
+    [...names].sort().forEach((n, k) => S.colors.set(n, PALETTE[k % PALETTE.length]));
+  }
+
+  function colorOf(m) {
+    return isBody(m) ? SKIN : (S.colors.get(m.name) || PALETTE[0]);
+  }
+
+  // sameTopology reports whether mesh ka of item a and mesh kb of item b
+  // have the same vertex count and the same triangles.
+  function sameTopology(a, ka, b, kb) {
+    const ra = a.mesh.ranges[ka], rb = b.mesh.ranges[kb];
+    if (ra.nv !== rb.nv || ra.nt !== rb.nt) return false;
+    const ia = a.mesh.idx, ib = b.mesh.idx;
+    for (let t = 0; t < 3 * ra.nt; t++) {
+      if (ia[3 * ra.t0 + t] - ra.v0 !== ib[3 * rb.t0 + t] - rb.v0) return false;
+    }
+    return true;
+  }
+
+  // matchGarments finds, for every garment mesh of every item, its
+  // partner for the difference view: the same topology in the first other
+  // item that has it (so every panel is compared with the first, and the
+  // first with the second). Bodies are not compared.
+  function matchGarments() {
+    S.items.forEach((it, i) => {
+      it.match = it.mesh.ranges.map((r, k) => {
+        if (isBody(it.info.meshes[k])) return null;
+        for (let j = 0; j < S.items.length; j++) {
+          if (j === i) continue;
+          const o = S.items[j];
+          for (let k2 = 0; k2 < o.mesh.ranges.length; k2++) {
+            if (!isBody(o.info.meshes[k2]) && sameTopology(it, k, o, k2)) return { item: j, mesh: k2 };
+          }
+        }
+        return null;
+      });
+    });
+  }
+
+  // errors fills it.err with each vertex's distance (m) to the same vertex
+  // of its partner's mesh at the same time (−1 where the mesh has no
+  // partner) and returns per-mesh statistics.
+  function errors(it) {
+    const nv = it.mesh.nv;
+    if (!it.err) it.err = new Float32Array(nv);
+    it.err.fill(-1);
+    const out = [];
+    const pos = it.cur.pos;
+    it.mesh.ranges.forEach((r, k) => {
+      const mt = it.match[k];
+      if (!mt) return;
+      const o = S.items[mt.item];
+      const of = o.frames.get(itemFrame(o, S.frame));
+      if (!of) return;
+      const r2 = o.mesh.ranges[mt.mesh];
+      let sum = 0, max = 0;
+      for (let v = 0; v < r.nv; v++) {
+        const a = 3 * (r.v0 + v), b = 3 * (r2.v0 + v);
+        const d = Math.hypot(pos[a] - of.pos[b], pos[a + 1] - of.pos[b + 1], pos[a + 2] - of.pos[b + 2]);
+        it.err[r.v0 + v] = d;
+        sum += d;
+        if (d > max) max = d;
+      }
+      out.push({ mesh: it.info.meshes[k].name, partner: o.info.name, partnerMesh: o.info.meshes[mt.mesh].name,
+        mean: sum / Math.max(r.nv, 1), max, vertices: r.nv });
+    });
+    return out;
   }
 
   // itemFrame maps the master frame to item it's frame (same time).
@@ -411,16 +503,20 @@
 
   // upload puts frame f of item it on the GPU (if not already there).
   function upload(it, f) {
-    if (it.shown === f) return;
+    const key = S.error ? `${f}/${S.frame}` : `${f}`;
+    if (it.shown === f && it.shownKey === key) return;
     const fr = it.frames.get(f);
     if (!fr) return;
+    it.shownKey = key;
+    it.cur = fr;
     computeNormals(fr.pos, it.mesh.idx, it.nrm);
     gl.bindBuffer(gl.ARRAY_BUFFER, it.gpu.pos);
     gl.bufferSubData(gl.ARRAY_BUFFER, 0, fr.pos);
     gl.bindBuffer(gl.ARRAY_BUFFER, it.gpu.nrm);
     gl.bufferSubData(gl.ARRAY_BUFFER, 0, it.nrm);
+    it.errStats = S.error ? errors(it) : null;
     gl.bindBuffer(gl.ARRAY_BUFFER, it.gpu.H);
-    gl.bufferSubData(gl.ARRAY_BUFFER, 0, fr.H);
+    gl.bufferSubData(gl.ARRAY_BUFFER, 0, S.error ? it.err : fr.H);
     const p = fr.pos, b = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
     for (let i = 0; i < p.length; i += 3) {
       for (let k = 0; k < 3; k++) {
@@ -445,6 +541,12 @@
       `curvature sum Σ|H|A ${fmt(sum, 4)} m`];
     if (st.length > 1) {
       st.forEach((s, k) => { lines.push(`  ${it.info.meshes[k].name}: ${fmt(s.absSum, 4)} m`); });
+    }
+    if (it.errStats) {
+      if (!it.errStats.length) lines.push('no garment with the same topology in another panel');
+      for (const e of it.errStats) {
+        lines.push(`Δ ${e.mesh} vs ${e.partner}: mean ${fmt(1000 * e.mean, 2)} mm, max ${fmt(1000 * e.max, 2)} mm`);
+      }
     }
     it.statsEl.textContent = lines.join('\n');
   }
@@ -528,10 +630,17 @@
       gl.uniform3fv(prog.u.uKey, key);
       gl.uniform3fv(prog.u.uFill, fill);
       gl.uniform3fv(prog.u.uRim, rim);
-      gl.uniform1i(prog.u.uHeat, S.heat ? 1 : 0);
+      gl.uniform1i(prog.u.uHeat, S.heat ? 1 : (S.error ? 2 : 0));
       gl.uniform1f(prog.u.uRange, Math.max(S.heatRange, 1e-6));
+      gl.uniform1f(prog.u.uErrRange, Math.max(S.errRange, 1e-9));
       gl.bindVertexArray(it.gpu.vao);
-      gl.drawElements(gl.TRIANGLES, it.mesh.idx.length, gl.UNSIGNED_INT, 0);
+      if (S.showBody) {
+        gl.drawElements(gl.TRIANGLES, it.mesh.idx.length, gl.UNSIGNED_INT, 0);
+      } else {
+        it.mesh.ranges.forEach((r, k) => {
+          if (!isBody(it.info.meshes[k])) gl.drawElements(gl.TRIANGLES, 3 * r.nt, gl.UNSIGNED_INT, 12 * r.t0);
+        });
+      }
     });
     gl.bindVertexArray(null);
     S.draws++;
@@ -548,7 +657,10 @@
     if (document.activeElement !== ui.scrub) ui.scrub.value = String(S.frame);
     ui.play.innerHTML = S.playing ? '&#10074;&#10074; Pause' : '&#9654; Play';
     ui.heat.checked = S.heat;
+    ui.error.checked = S.error;
+    ui.body.checked = S.showBody;
     ui.legend.style.visibility = S.heat ? 'visible' : 'hidden'; // keeps its space: no relayout
+    ui.errLegend.style.visibility = S.error ? 'visible' : 'hidden';
   }
 
   function tick(now) {
@@ -616,6 +728,12 @@
     ui.scrub.addEventListener('input', () => { S.playing = false; setFrame(Number(ui.scrub.value)); });
     ui.speed.addEventListener('change', () => { S.speed = Number(ui.speed.value) || 1; });
     ui.heat.addEventListener('change', () => api.setHeat(ui.heat.checked));
+    ui.error.addEventListener('change', () => api.setError(ui.error.checked));
+    ui.body.addEventListener('change', () => api.setBody(ui.body.checked));
+    ui.errRange.addEventListener('change', () => {
+      const v = Number(ui.errRange.value);
+      if (v > 0) { S.errRange = v / 1000; ui.errMax.textContent = fmt(v, 2); S.dirty = true; }
+    });
     ui.range.addEventListener('change', () => {
       const v = Number(ui.range.value);
       if (v > 0) { S.heatRange = v; S.dirty = true; }
@@ -624,7 +742,7 @@
     ui.follow.addEventListener('change', () => { S.follow = ui.follow.checked; fitCamera(); });
     window.addEventListener('keydown', (e) => {
       if (e.target instanceof HTMLInputElement && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
-      if (e.key === ' ') { e.preventDefault(); api.toggle(); } else if (e.key === 'ArrowRight') { S.playing = false; setFrame(S.frame + 1); } else if (e.key === 'ArrowLeft') { S.playing = false; setFrame(S.frame - 1); } else if (e.key === 'h') { api.setHeat(!S.heat); } else if (e.key === 'r') { fitCamera(); } else return;
+      if (e.key === ' ') { e.preventDefault(); api.toggle(); } else if (e.key === 'ArrowRight') { S.playing = false; setFrame(S.frame + 1); } else if (e.key === 'ArrowLeft') { S.playing = false; setFrame(S.frame - 1); } else if (e.key === 'h') { api.setHeat(!S.heat); } else if (e.key === 'd') { api.setError(!S.error); } else if (e.key === 'b') { api.setBody(!S.showBody); } else if (e.key === 'r') { fitCamera(); } else return;
       e.preventDefault();
     });
   }
@@ -643,7 +761,41 @@
     pause() { S.playing = false; },
     toggle() { if (S.playing) api.pause(); else api.play(); },
     setFrame(f) { S.playing = false; setFrame(f); },
-    setHeat(on) { S.heat = !!on; S.dirty = true; },
+    setHeat(on) {
+      S.heat = !!on;
+      if (S.heat && S.error) api.setError(false);
+      S.dirty = true;
+    },
+    get error() { return S.error; },
+    get errRange() { return S.errRange; },
+    get body() { return S.showBody; },
+    // colors: every mesh of every panel with the colour it is drawn in.
+    get colors() {
+      return S.items.flatMap((it, i) => it.info.meshes.map((m) => ({ item: i, mesh: m.name, body: isBody(m), color: colorOf(m) })));
+    },
+    // errors: per panel, the difference statistics shown (null when off).
+    get errors() { return S.items.map((it) => it.errStats || null); },
+    setBody(on) { S.showBody = !!on; S.dirty = true; },
+    // setError switches the difference view: garments with the same
+    // topology as one in another panel are coloured by the per-vertex
+    // distance to it (see matchGarments).
+    setError(on) {
+      S.error = !!on;
+      if (S.error) S.heat = false;
+      for (const it of S.items) it.shown = -1; // re-upload: H buffer and stats
+      if (S.error && !(S.errRange > 0)) {
+        // Default range: the 98th percentile of the distances now.
+        for (const it of S.items) if (it.cur) { it.shownKey = ''; upload(it, itemFrame(it, S.frame)); }
+        const d = [];
+        for (const it of S.items) if (it.err && it.errStats) for (const x of it.err) if (x > 0) d.push(x);
+        d.sort((a, b) => a - b);
+        S.errRange = d.length ? d[Math.min(d.length - 1, Math.floor(0.98 * d.length))] : 1e-3;
+        ui.errRange.value = (1000 * S.errRange).toPrecision(3);
+        ui.errMax.textContent = fmt(1000 * S.errRange, 2);
+      }
+      for (const it of S.items) if (!S.error) it.errStats = null;
+      S.dirty = true;
+    },
     // snapshot draws now (without the floor given floor: false) and reads
     // the pixels back: the count of pixels that differ from the background,
     // a checksum, and (after a snapshot with keep: true of the same size)
@@ -674,7 +826,9 @@
     initInput();
     const infos = await (await fetch('api/items')).json();
     if (!infos.length) { showMsg('Nothing to show.'); return; }
+    assignColors(infos);
     S.items = await Promise.all(infos.map(loadItem));
+    matchGarments();
     const anim = infos.find((i) => i.frames > 1);
     S.fps = anim ? anim.fps : 30;
     S.numFrames = Math.max(1, ...infos.map((i) => (i.frames <= 1 ? 1 : Math.round((i.frames - 1) * S.fps / i.fps) + 1)));
