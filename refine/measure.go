@@ -35,7 +35,9 @@ type Measure struct {
 	// 2 mm inside the body (collide.DeepPenetration).
 	Verts, Deep int
 	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
-	// patches' edges; Over counts those above 10 % among Edges.
+	// patches' simulated edges (those with a free end; edges between held
+	// vertices follow the coarse surface); Over counts those above 10 %
+	// among Edges.
 	MaxStrain   float64
 	Over, Edges int
 }
@@ -152,7 +154,7 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 		}
 		for c := range 3 {
 			a, b := tr[c], tr[(c+1)%3]
-			if a > b {
+			if a > b || !bl.free[a] && !bl.free[b] {
 				continue // each inner edge once (and boundary edges half the time)
 			}
 			L := bl.Mesh.Verts[a].Dist(bl.Mesh.Verts[b])

@@ -44,6 +44,7 @@ type patch struct {
 	mkeys       []int32     // its vertices' keys
 	rest        *mesh.Mesh  // the patch's rest mesh (red children only)
 	redChildren []int32     // mesh triangles that are children of red ones
+	freeMesh    []bool      // per mesh vertex: simulated
 	active      []int32     // active (not fading) coarse triangles
 	free        int
 }
@@ -184,6 +185,10 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 			}
 		}
 	}
+	np.freeMesh = make([]bool, len(m.Verts))
+	for v, i := range loc {
+		np.freeMesh[v] = i >= 0 && pc.isFree(keys[v])
+	}
 	for i, k := range np.keys {
 		if pc.isFree(k) {
 			np.free++
@@ -203,6 +208,26 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 		pc.local[k] = int32(i)
 	}
 	pc.patch = np
+	if f0 == 0 && old == nil {
+		return pc.relax(fps)
+	}
+	return nil
+}
+
+// relax lets a patch made at frame 0, from the coarse frame alone, settle
+// for one frame with its boundary and the body still: the smooth surface
+// through a coarse fold stretches some new edges (up to 30 % on the
+// procedural suit's first frame), which the cloth's strain limit takes
+// back within its first step. Velocities are zeroed afterwards and the
+// clock put back.
+func (pc *piece) relax(fps float64) error {
+	c := pc.patch.cl
+	t := c.Time
+	if _, err := c.Step(1 / fps); err != nil {
+		return fmt.Errorf("refine: %s: settling the first frame: %w", pc.name, err)
+	}
+	c.Time = t
+	clear(c.V)
 	return nil
 }
 

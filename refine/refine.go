@@ -88,6 +88,7 @@ type Block struct {
 
 	coarse      *mesh.Mesh
 	redChildren []int32 // Mesh triangles that are children of red triangles
+	free        []bool  // per Mesh vertex: simulated
 	byKey       map[int32]int32
 	topo        *blockTopo
 }
@@ -322,7 +323,7 @@ func unionOf(pc *piece, blocks [][]int32, every int) *PieceResult {
 func (pr *PieceResult) addBlock(pc *piece, f int) {
 	bl := Block{Start: f, coarse: pr.Coarse}
 	if pp := pc.patch; pp != nil {
-		bl.Active, bl.Mesh, bl.Keys, bl.Free, bl.redChildren = pp.active, pp.mesh, pp.mkeys, pp.free, pp.redChildren
+		bl.Active, bl.Mesh, bl.Keys, bl.Free, bl.redChildren, bl.free = pp.active, pp.mesh, pp.mkeys, pp.free, pp.redChildren, pp.freeMesh
 	} else {
 		bl.Mesh = pr.Coarse
 		bl.Keys = make([]int32, len(pr.Coarse.Verts))

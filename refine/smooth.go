@@ -15,11 +15,24 @@ import (
 // On a circle through pa and pb with its normals it is within O(θ⁴) of the
 // arc's midpoint (θ the half-angle), against O(θ²) for the straight
 // midpoint.
+//
+// The offset is capped at pnMaxOffset times the edge length: across a
+// sharp coarse fold (normals far apart) the cubic bulges, and its half
+// edges would start the refined cloth stretched against its rest shape.
 func pnMid(pa, pb, na, nb geom.Vec3) geom.Vec3 {
 	d := pb.Sub(pa)
-	off := nb.Scale(d.Dot(nb)).Sub(na.Scale(d.Dot(na)))
-	return pa.Add(pb).Scale(0.5).AddScaled(1.0/8, off)
+	off := nb.Scale(d.Dot(nb)).Sub(na.Scale(d.Dot(na))).Scale(1.0 / 8)
+	if l, lim := off.Len(), pnMaxOffset*d.Len(); l > lim {
+		off = off.Scale(lim / l)
+	}
+	return pa.Add(pb).Scale(0.5).Add(off)
 }
+
+// pnMaxOffset caps the PN midpoint's offset from the straight midpoint, as
+// a fraction of the edge length: a perpendicular offset of 0.1·L lengthens
+// the half edges by 2 %. (A circle's sagitta at the middle of a chord L is
+// L²/(8R): 0.1·L where the chord spans 47° of arc.)
+const pnMaxOffset = 0.1
 
 // keyPositions fills dst (len n + edges) with the positions of every key of
 // a mesh with topology top at positions x: x itself for the vertices, the

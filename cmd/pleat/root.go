@@ -51,6 +51,7 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		newDBCmd(),
 		newSynthCmd(),
 		newEvalCmd(),
+		newRefineCmd(),
 		newResynthCmd(),
 	)
 	return r

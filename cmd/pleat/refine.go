@@ -1,0 +1,458 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio"
+	"github.com/pleat-dev/pleat/meshio/obj"
+	"github.com/pleat-dev/pleat/refine"
+	"github.com/pleat-dev/pleat/render"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// refineFlags are pleat refine's own flags.
+type refineFlags struct {
+	p           refine.Params
+	method      string
+	noReference bool
+	renders     string
+}
+
+func newRefineCmd() *cobra.Command {
+	var sf sceneFlags
+	var mf simFlags
+	var rf refineFlags
+	var out string
+	cmd := &cobra.Command{
+		Use:   "refine",
+		Short: "Add wrinkles by local refinement of a coarse simulation (chen2015)",
+		Long: `refine simulates the garments coarsely, finds wrinkle regions around
+curvature maxima on every frame, refines them 1-to-4 (red-green, new
+vertices on a smooth surface) and simulates them again with their boundary
+held to the coarse result and with body collision (Chen, He and Yu 2015).
+Regions persist with hysteresis and change every --every frames; refined
+vertices are carried over.
+
+Unless --no-reference, it also simulates the garments uniformly refined to
+the same edge length and reports, per frame and in total, the refined area,
+vertex counts, the mean-curvature integral over the refined regions
+(coarse, refined, reference), penetration, strain and time.
+
+It writes into the --out folder: refined/frame_NNNNN.obj (the refined
+garments, topology changing by block), refined.glb and refined.pc2 (+ .obj)
+(fixed topology over the union of all regions), coarse.glb, reference.glb,
+report.txt, and PNG renders with curvature heat maps (--renders).`,
+		Example: `  pleat refine --out out/refine/                          # procedural default
+  pleat refine --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
+      --motion $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh --fps 30 --end 60 --out out/refine/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := checkWritable(strings.TrimSuffix(out, "/") + "/"); err != nil {
+				return err
+			}
+			if _, err := mf.options(30); err != nil {
+				return err
+			}
+			if err := rf.resolve(); err != nil {
+				return err
+			}
+			return runRefine(ctx, cmd, &sf, &mf, &rf, strings.TrimSuffix(out, "/"))
+		},
+	}
+	sf.add(cmd)
+	mf.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "out/refine", "output folder")
+	fl.StringVar(&rf.method, "curvature", "taubin", "curvature estimator of the regions: taubin (chen2015 §III.C), moreton-sequin (§III.B) or cotan")
+	fl.Float64Var(&rf.p.Peak, "peak", 30, "least |mean curvature| of a region's peak, 1/m (30: folds of radius under 17 mm)")
+	fl.Float64Var(&rf.p.Fraction, "fraction", 0.5, "regions grow while |H| is at least this fraction of their peak's")
+	fl.IntVar(&rf.p.Rings, "rings", 3, "most rings grown around a peak")
+	fl.IntVar(&rf.p.Every, "every", 5, "frames between changes of the refined regions")
+	fl.IntVar(&rf.p.Lead, "lead", 5, "frames a region is refined before its curvature is found")
+	fl.IntVar(&rf.p.Hold, "hold", 10, "frames a region stays refined after its curvature is last found")
+	fl.BoolVar(&rf.noReference, "no-reference", false, "skip the uniformly refined reference simulation")
+	fl.StringVar(&rf.renders, "renders", "middle", `frames to render (coarse, refined, reference, with heat maps; "" for none)`)
+	return cmd
+}
+
+func (rf *refineFlags) resolve() error {
+	switch rf.method {
+	case "taubin":
+		rf.p.Method = mesh.CurvatureTaubin
+	case "moreton-sequin":
+		rf.p.Method = mesh.CurvatureMoretonSequin
+	case "cotan":
+		rf.p.Method = mesh.CurvatureCotan
+	default:
+		return fmt.Errorf("--curvature %q: want taubin, moreton-sequin or cotan", rf.method)
+	}
+	rf.p.MethodSet = true
+	if !(rf.p.Peak > 0 && rf.p.Peak <= 1e4) || !(rf.p.Fraction > 0 && rf.p.Fraction <= 1) {
+		return fmt.Errorf("--peak %g, --fraction %g: want (0, 1e4] and (0, 1]", rf.p.Peak, rf.p.Fraction)
+	}
+	if rf.p.Rings < 0 || rf.p.Rings > 100 || rf.p.Every < 1 || rf.p.Every > 1000 || rf.p.Lead < 0 || rf.p.Lead > 1000 || rf.p.Hold < 0 || rf.p.Hold > 1000 {
+		return fmt.Errorf("--rings %d, --every %d, --lead %d, --hold %d out of range", rf.p.Rings, rf.p.Every, rf.p.Lead, rf.p.Hold)
+	}
+	return nil
+}
+
+// refineRun is what runRefine measured.
+type refineRun struct {
+	s                      *scene.Scene
+	coarse, ref            *sim.Result
+	res                    *refine.Result
+	refData                *refine.Reference
+	tCoarse, tRefine, tRef time.Duration
+	measures               []refine.Measure
+}
+
+func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, rf *refineFlags, out string) error {
+	w := cmd.OutOrStdout()
+	if sf.spec.FPS == 0 {
+		sf.spec.FPS = 30
+	}
+	s, err := sf.load()
+	if err != nil {
+		return err
+	}
+	describeScene(w, s)
+	opt, err := mf.options(s.Clip.FPS)
+	if err != nil {
+		return err
+	}
+	frames, err := parseFrames(rf.renders, len(s.Clip.Poses))
+	if err != nil {
+		return fmt.Errorf("--renders: %w", err)
+	}
+	run := &refineRun{s: s}
+	t := time.Now()
+	if run.coarse, err = simulateBar(ctx, cmd, s, opt, "coarse"); err != nil {
+		return err
+	}
+	run.tCoarse = time.Since(t)
+	in, err := refineInput(s, run.coarse, opt)
+	if err != nil {
+		return err
+	}
+	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "refining")
+	t = time.Now()
+	run.res, err = refine.Run(ctx, in, rf.p, func(done, total int) { bar.Set(done) })
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	run.tRefine = time.Since(t)
+	if !rf.noReference {
+		if err := run.reference(ctx, cmd, opt); err != nil {
+			return err
+		}
+	}
+	if run.measures, err = run.res.Measure(run.refData, s.Character.Body, in.BodyAt); err != nil {
+		return err
+	}
+	files, err := run.write(out, frames)
+	for _, f := range files {
+		fmt.Fprintln(w, "wrote", f)
+	}
+	if err != nil {
+		return err
+	}
+	return run.report(w, filepath.Join(out, "report.txt"))
+}
+
+// simulateBar runs sim.Run with a progress bar.
+func simulateBar(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt sim.Options, what string) (*sim.Result, error) {
+	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "simulating "+what)
+	res, err := sim.Run(ctx, s, opt, func(done, total int) { bar.Set(done) })
+	bar.Finish()
+	if err == nil && res.Interrupted {
+		err = fmt.Errorf("%s simulation interrupted", what)
+	}
+	return res, err
+}
+
+// refineInput makes the refinement's input from the coarse run: its
+// pieces, their fabrics as sim chose them, and the skinned body.
+func refineInput(s *scene.Scene, coarse *sim.Result, opt sim.Options) (refine.Input, error) {
+	ch := s.Character
+	in := refine.Input{FPS: coarse.FPS, Body: ch.Body}
+	in.BodyAt = func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
+		if f < 0 || f >= len(s.Clip.Poses) {
+			return nil, fmt.Errorf("body frame %d out of range", f)
+		}
+		return skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
+	}
+	for i, p := range coarse.Pieces {
+		mat, err := pieceMaterial(p.Name, opt)
+		if err != nil {
+			return in, err
+		}
+		rest := p.Rest
+		if rest == nil {
+			rest = p.Mesh.Verts
+		}
+		held := append(append([]int32(nil), p.Attach...), p.Pins...)
+		in.Pieces = append(in.Pieces, refine.PieceInput{Name: p.Name, Mesh: p.Mesh, Rest: rest, Held: held, Material: mat, Frames: coarse.Frames[i]})
+	}
+	return in, nil
+}
+
+// pieceMaterial is the fabric and model sim gives a piece (sim.Options
+// Fabric, Fabrics by longest name prefix, Model).
+func pieceMaterial(name string, opt sim.Options) (cloth.Material, error) {
+	fab, best, found := opt.Fabric, "", false
+	for prefix, f := range opt.Fabrics {
+		if strings.HasPrefix(name, prefix) && (!found || len(prefix) > len(best) || len(prefix) == len(best) && prefix < best) {
+			fab, best, found = f, prefix, true
+		}
+	}
+	if fab == "" {
+		fab = "denim"
+	}
+	f, ok := cloth.Presets()[strings.ToLower(fab)]
+	if !ok {
+		return cloth.Material{}, fmt.Errorf("unknown fabric %q", fab)
+	}
+	model := cloth.MassSpring
+	if opt.ModelSet {
+		model = opt.Model
+	}
+	return cloth.Material{Model: model, Fabric: f}, nil
+}
+
+// reference simulates the garments subdivided uniformly and locates the
+// coarse pieces' keys in it.
+func (r *refineRun) reference(ctx context.Context, cmd *cobra.Command, opt sim.Options) error {
+	fine := *r.s
+	fine.Garments = nil
+	var maps []*mesh.SubdivMap
+	for _, g := range r.s.Garments {
+		fg, sm, err := refine.SubdivideGarment(g)
+		if err != nil {
+			return err
+		}
+		fine.Garments = append(fine.Garments, fg)
+		maps = append(maps, sm)
+	}
+	t := time.Now()
+	var err error
+	if r.ref, err = simulateBar(ctx, cmd, &fine, opt, "reference"); err != nil {
+		return err
+	}
+	r.tRef = time.Since(t)
+	rd := &refine.Reference{}
+	for _, p := range r.coarse.Pieces {
+		j, keys, err := refine.LocateKeys(p, maps[p.Garment], r.ref.Pieces)
+		if err != nil {
+			return err
+		}
+		rd.Meshes = append(rd.Meshes, r.ref.Pieces[j].Mesh)
+		rd.Keys = append(rd.Keys, keys)
+		rd.Frames = append(rd.Frames, r.ref.Frames[j])
+	}
+	r.refData = rd
+	return nil
+}
+
+// write saves the outputs and renders.
+func (r *refineRun) write(out string, frames []int) ([]string, error) {
+	var files []string
+	n := len(r.res.Stats)
+	dir := filepath.Join(out, "refined")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for f := range n {
+		var parts []*mesh.Mesh
+		var names []string
+		for _, pr := range r.res.Pieces {
+			parts, names = append(parts, pr.FrameMesh(f)), append(names, pr.Name)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("frame_%05d.obj", f))
+		if err := obj.WriteFile(name, meshio.Merge(parts, names)); err != nil {
+			return files, err
+		}
+	}
+	files = append(files, fmt.Sprintf("%s/ (%d OBJ frames)", dir, n))
+	fixed := &sim.Result{FPS: r.res.FPS}
+	for _, pr := range r.res.Pieces {
+		fixed.Pieces = append(fixed.Pieces, &sim.Piece{Name: pr.Name, Mesh: pr.Union})
+		fixed.Frames = append(fixed.Frames, pr.Frames)
+	}
+	for _, o := range []struct {
+		res  *sim.Result
+		path string
+	}{{fixed, "refined.glb"}, {fixed, "refined.pc2"}, {r.coarse, "coarse.glb"}, {r.ref, "reference.glb"}} {
+		if o.res == nil {
+			continue
+		}
+		fs, err := o.res.Write(filepath.Join(out, o.path), r.s)
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	for _, f := range frames {
+		fs, err := r.render(out, f)
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// render draws frame f of the coarse, refined and reference garments with
+// curvature heat maps (each its own scale: twice its RMS |H|).
+func (r *refineRun) render(out string, f int) ([]string, error) {
+	body, _, err := r.s.Frame(f, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	box := geom.BoxOf(body)
+	c := box.Center()
+	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
+	opt := render.Options{Width: 800, Height: 800, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}}
+	sets := map[string]func() ([]*mesh.Mesh, [][]geom.Vec3){
+		"coarse": func() ([]*mesh.Mesh, [][]geom.Vec3) { return simFrame(r.coarse, f) },
+		"refined": func() ([]*mesh.Mesh, [][]geom.Vec3) {
+			var ms []*mesh.Mesh
+			var xs [][]geom.Vec3
+			for _, pr := range r.res.Pieces {
+				m := pr.FrameMesh(f)
+				ms, xs = append(ms, m), append(xs, m.Verts)
+			}
+			return ms, xs
+		},
+	}
+	if r.ref != nil {
+		sets["reference"] = func() ([]*mesh.Mesh, [][]geom.Vec3) { return simFrame(r.ref, f) }
+	}
+	var files []string
+	for _, name := range []string{"coarse", "refined", "reference"} {
+		get, ok := sets[name]
+		if !ok {
+			continue
+		}
+		ms, xs := get()
+		img, err := scene.RenderMeshes(ms, xs, true, opt)
+		if err != nil {
+			return files, err
+		}
+		fs, err := writePNGs(filepath.Join(out, name), []int{f}, func(int) (image.Image, error) { return img, nil })
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+func simFrame(res *sim.Result, f int) ([]*mesh.Mesh, [][]geom.Vec3) {
+	var ms []*mesh.Mesh
+	var xs [][]geom.Vec3
+	for i, p := range res.Pieces {
+		ms, xs = append(ms, p.Mesh), append(xs, res.Frames[i][f])
+	}
+	return ms, xs
+}
+
+// report prints and writes the per-frame table and the summary.
+func (r *refineRun) report(w io.Writer, path string) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, "frame  area_m2  verts   free  coarse_H  refined_H  reference_H  deep  max_strain  ms")
+	var sum refine.Measure
+	verts, free := 0, 0
+	for f, m := range r.measures {
+		st := r.res.Stats[f]
+		fmt.Fprintf(&b, "%5d  %7.4f  %5d  %5d  %8.4f  %9.4f  %11.4f  %4d  %9.1f%%  %4.0f\n", f, m.Area, m.Verts, st.Free,
+			m.Coarse, m.Refined, m.Reference, m.Deep, 100*m.MaxStrain, st.Wall.Seconds()*1000)
+		sum.Area += m.Area
+		sum.Coarse += m.Coarse
+		sum.Refined += m.Refined
+		sum.Reference += m.Reference
+		sum.Deep += m.Deep
+		sum.Verts += m.Verts
+		sum.Over += m.Over
+		sum.Edges += m.Edges
+		sum.MaxStrain = math.Max(sum.MaxStrain, m.MaxStrain)
+		verts, free = max(verts, m.Verts), max(free, st.Free)
+	}
+	n := max(len(r.measures), 1)
+	cv, rv := 0, 0
+	for _, p := range r.coarse.Pieces {
+		cv += len(p.Mesh.Verts)
+	}
+	fmt.Fprintf(&b, "\nframes       %d at %g fps\n", len(r.measures), r.res.FPS)
+	fmt.Fprintf(&b, "vertices     coarse %d; refined up to %d (%d simulated)", cv, verts, free)
+	if r.ref != nil {
+		for _, p := range r.ref.Pieces {
+			rv += len(p.Mesh.Verts)
+		}
+		fmt.Fprintf(&b, "; reference %d", rv)
+	}
+	fmt.Fprintf(&b, "\nregions      mean refined area %.4f m² per frame\n", sum.Area/float64(n))
+	fmt.Fprintf(&b, "curvature    ∫|H|dA over the regions, summed over frames: coarse %.3f m, refined %.3f m", sum.Coarse, sum.Refined)
+	if r.ref != nil {
+		fmt.Fprintf(&b, ", reference %.3f m: refined/reference %.3f (coarse/reference %.3f)", sum.Reference, sum.Refined/sum.Reference, sum.Coarse/sum.Reference)
+	}
+	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%)\n", sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1))
+	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%\n", 100*sum.MaxStrain, sum.Over, sum.Edges)
+	for _, o := range []struct {
+		name string
+		res  *sim.Result
+	}{{"coarse", r.coarse}, {"reference", r.ref}} {
+		if o.res != nil {
+			fmt.Fprintf(&b, "%-12s %s\n", o.name, simSummary(o.res))
+		}
+	}
+	fmt.Fprintf(&b, "time         coarse %.1f s + refine %.1f s (regions %.2f s)", r.tCoarse.Seconds(), r.tRefine.Seconds(), r.res.Detect.Seconds())
+	if r.ref != nil {
+		fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.tRef.Seconds(), (r.tCoarse+r.tRefine).Seconds()/r.tRef.Seconds())
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprint(w, b.String()[strings.Index(b.String(), "\nframes")+1:])
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "wrote", path)
+	return nil
+}
+
+// simSummary gives a simulation's penetration and strain as the report
+// states the refined ones.
+func simSummary(res *sim.Result) string {
+	verts := 0
+	for _, p := range res.Pieces {
+		verts += len(p.Mesh.Verts)
+	}
+	deep, over, edges, maxS := 0, 0, 0, 0.0
+	for _, st := range res.Stats {
+		deep += st.Deep
+		over += st.Overstretched
+		edges += st.Edges
+		maxS = math.Max(maxS, st.MaxStretch)
+	}
+	vf := max(verts*len(res.Stats), 1)
+	return fmt.Sprintf("%d of %d vertex-frames more than 2 mm inside (%.3f%%); max strain %.1f%%, %d of %d edge-frames above 10%%",
+		deep, vf, 100*float64(deep)/float64(vf), 100*maxS, over, edges)
+}
