@@ -227,13 +227,15 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 	return res, nil
 }
 
-// local is a database frame in the triangles' skinned frames: the polar
-// factors of L = Q⁻¹·F per triangle, and each constrained vertex in its
-// joint's rest frame.
+// local is a database frame in the triangles' skinned frames: L = Q⁻¹·F
+// per triangle, its polar factors (computed when a blend needs them), and
+// each constrained vertex in its joint's rest frame.
 type local struct {
-	q []geom.Quat
-	s []sym6
-	o []geom.Vec3
+	l     []geom.Mat3
+	q     []geom.Quat
+	s     []sym6
+	polar bool
+	o     []geom.Vec3
 }
 
 // computeLocal fills dst with database frame i.
@@ -243,18 +245,32 @@ func (s *Synth) computeLocal(i int32, dst *local, x []geom.Vec3, skin []geom.Rig
 	x = c.Frame(f, s.nverts, x)
 	skin = s.db.Rig.SkinTransforms(c.Joints[f], skin)
 	nt := len(s.vinv)
-	if len(dst.q) != nt {
-		dst.q, dst.s, dst.o = make([]geom.Quat, nt), make([]sym6, nt), make([]geom.Vec3, len(s.cons))
+	if len(dst.l) != nt {
+		dst.l, dst.o = make([]geom.Mat3, nt), make([]geom.Vec3, len(s.cons))
 	}
+	dst.polar = false
 	for t, tri := range s.db.Garment.Tris {
 		fm := edgeMatrix(x[tri[0]], x[tri[1]], x[tri[2]]).Mul(s.vinv[t]) // Eq. G1
-		q := s.ts[t].rotation(skin)
-		dst.q[t], dst.s[t] = polar(q.Conj().Mat3().Mul(fm))
+		dst.l[t] = s.ts[t].rotation(skin).Conj().Mat3().Mul(fm)
 	}
 	for k, v := range s.cons {
 		dst.o[k] = skin[s.cjnt[k]].Inverse().Apply(x[v])
 	}
 	return x, skin
+}
+
+// decompose computes the polar factors of l.l once.
+func (l *local) decompose() {
+	if l.polar {
+		return
+	}
+	if len(l.q) != len(l.l) {
+		l.q, l.s = make([]geom.Quat, len(l.l)), make([]sym6, len(l.l))
+	}
+	for t := range l.l {
+		l.q[t], l.s[t] = polar(l.l[t])
+	}
+	l.polar = true
 }
 
 // reconstruct builds every output frame from its blend of database
@@ -338,16 +354,20 @@ func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 		}
 	}
 	skin := s.db.Rig.SkinTransforms(joints, nil)
-	for t := range w.f {
-		var q geom.Quat
-		var st sym6
-		if len(bl) == 1 {
-			q, st = ls[0].q[t], ls[0].s[t]
-		} else {
+	if len(bl) == 1 {
+		for t := range w.f {
+			w.f[t] = s.ts[t].rotation(skin).Mat3().Mul(ls[0].l[t])
+		}
+	} else {
+		for _, l := range ls {
+			l.decompose()
+		}
+		for t := range w.f {
 			// Rotations by the log map about the heaviest (for two frames
 			// this is slerp), stretch linearly.
 			qr := ls[ref].q[t]
 			var v geom.Vec3
+			var st sym6
 			for k, b := range bl {
 				if k != ref {
 					v = v.Add(quatLog(qr.Conj().Mul(ls[k].q[t])).Scale(b.w))
@@ -356,9 +376,8 @@ func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 					st[c] += b.w * ls[k].s[t][c]
 				}
 			}
-			q = qr.Mul(quatExp(v))
+			w.f[t] = s.ts[t].rotation(skin).Mul(qr.Mul(quatExp(v))).Mat3().Mul(st.mat())
 		}
-		w.f[t] = s.ts[t].rotation(skin).Mul(q).Mat3().Mul(st.mat())
 	}
 	for k := range s.cons {
 		var o geom.Vec3
