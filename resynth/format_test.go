@@ -52,7 +52,7 @@ func TestFormatCorrupt(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for _, c := range []struct {
-		name  string
+		name   string
 		break_ func(db *DB)
 	}{
 		{"triangle index", func(db *DB) { db.Garment.Tris[3][1] = 999 }},
