@@ -207,6 +207,9 @@ func LoadMakeHuman(opt MakeHumanOptions) (*Character, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVertCounts(len(full.Verts), opt, target, src, mhw); err != nil {
+		return nil, err
+	}
 	sk, err := target.Skeleton(full.Verts, 1, opt.Bones) // verts already in metres
 	if err != nil {
 		return nil, err
@@ -467,4 +470,31 @@ func BlendWeights(b *Binding, baseWeights skel.Weights) (skel.Weights, error) {
 		lists[i] = l
 	}
 	return skel.NewWeights(lists), nil
+}
+
+// checkVertCounts reports a base mesh with fewer vertices than the rig or
+// the weights index, naming both counts and the files.
+func checkVertCounts(nv int, opt MakeHumanOptions, target, src *MHSkel, mhw *MHW) error {
+	mesh := filepath.Base(opt.BaseOBJ)
+	for _, r := range []struct {
+		path string
+		s    *MHSkel
+	}{{opt.Skeleton, target}, {opt.WeightsSkeleton, src}} {
+		if r.s == nil {
+			continue
+		}
+		need := 0
+		for _, idx := range r.s.Joints {
+			for _, v := range idx {
+				need = max(need, int(v)+1)
+			}
+		}
+		if need > nv {
+			return fmt.Errorf("character: %s has %d vertices but the rig %s indexes %d (it was made for another mesh: the MakeHuman hm08 base mesh has 19158)", mesh, nv, filepath.Base(r.path), need)
+		}
+	}
+	if need := mhw.NumVerts(); need > nv {
+		return fmt.Errorf("character: %s has %d vertices but the weights %s index %d (they were made for another mesh: the MakeHuman hm08 base mesh has 19158)", mesh, nv, filepath.Base(opt.Weights), need)
+	}
+	return nil
 }

@@ -122,7 +122,7 @@ func ParsePart(name string) (Part, bool) {
 	w := splitWords(BaseName(name))
 	var p Part
 	var rest []string
-	num := 0
+	num, numStr := 0, ""
 	for i, s := range w {
 		switch {
 		case s == "l" || s == "left":
@@ -137,6 +137,7 @@ func ParsePart(name string) (Part, bool) {
 			}
 		case s[0] >= '0' && s[0] <= '9':
 			fmt.Sscan(s, &num)
+			numStr = s
 			continue
 		case noiseWords[s]:
 			continue
@@ -155,6 +156,20 @@ func ParsePart(name string) (Part, bool) {
 	// Mixamo fingers: "LeftHandIndex1"; MakeHuman: "finger2-1".
 	if len(word) > 4 && strings.HasPrefix(word, "hand") {
 		word = word[4:]
+	}
+	if word == "finger" && numStr != "" && len(numStr) <= 2 {
+		// Numbered fingers: 3ds Max Biped's Finger0 (thumb) to Finger4,
+		// Finger01 its second segment; MakeHuman's LeftHandFinger1.
+		f := int(numStr[0] - '0')
+		if f > 4 {
+			return Part{}, false
+		}
+		p.Name = [...]string{"thumb", "index", "middle", "ring", "pinky"}[f]
+		p.Index = 1
+		if len(numStr) == 2 {
+			p.Index = int(numStr[1]-'0') + 1
+		}
+		return p, true
 	}
 	part, ok := partWords[word]
 	if !ok {

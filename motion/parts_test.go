@@ -63,6 +63,11 @@ func TestParsePart(t *testing.T) {
 		{"HeadTop_End", ""},
 		{"", ""},
 		{"ring", "ring1"},
+		{"LeftHandFinger1", "index1.L"},
+		{"Bip01 R Finger0", "thumb1.R"},
+		{"Bip01 R Finger02", "thumb3.R"},
+		{"Bip01 R Finger1", "index1.R"},
+		{"Bip01 R Finger9", ""},
 	} {
 		p, ok := ParsePart(tc.name)
 		got := ""
