@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -12,10 +13,50 @@ import (
 	"golang.org/x/term"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version may be set at build time with -ldflags "-X main.version=...";
+// otherwise --version shows the module version from the build info (see
+// moduleVersion).
+var version = ""
+
+// moduleVersion returns what --version prints: the -ldflags version when
+// set; else the main module's version recorded in the build info, which is
+// the release for `go install github.com/pleat-dev/pleat/cmd/pleat@v1.2.3`
+// and, since Go 1.24, a pseudo-version naming the commit (with +dirty for
+// uncommitted changes) for `go build` or `go install` in a git checkout;
+// else the VCS revision; else "devel".
+func moduleVersion(ldflags string, bi *debug.BuildInfo, ok bool) string {
+	if ldflags != "" {
+		return ldflags
+	}
+	if !ok || bi == nil {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return "devel " + rev
+}
 
 func newRootCmd() *rootCmd {
+	bi, biOK := debug.ReadBuildInfo()
 	root := &cobra.Command{
 		Use:   "pleat",
 		Short: "Animate fitted garments on motion-captured characters, with wrinkles",
@@ -25,7 +66,7 @@ the 3D world uses: OBJ, PLY, PC2 point caches and glTF 2.0.
 
 Real assets: most commands accept MakeHuman, BVH and glTF files by path; the
 environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
-		Version:       version,
+		Version:       moduleVersion(version, bi, biOK),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
