@@ -97,37 +97,52 @@ func symOf(m geom.Mat3) sym6 {
 }
 
 // polar returns the polar decomposition F = R·S, R a rotation (as a unit
-// quaternion) and S symmetric, by Higham's scaled Newton iteration
-// X ← (γX + X⁻ᵀ/γ)/2, γ = (‖X⁻¹‖_F/‖X‖_F)^½, which converges
-// quadratically to the orthogonal factor U. When det F < 0 (an inverted
+// quaternion) and S symmetric, by Higham's Newton iteration
+// X ← (γX + X⁻ᵀ/γ)/2 (γ = |det X|^(−1/3) for the first steps while det X
+// is far from 1, then 1),
+// which converges quadratically to the orthogonal factor U; X⁻ᵀ is the
+// cofactor matrix over the determinant. When det F < 0 (an inverted
 // triangle) U is a reflection; R = −U is then a rotation and S = Rᵀ·F, so
 // that R·S = F still holds. A singular F gives R = I and S = sym(F).
 func polar(f geom.Mat3) (geom.Quat, sym6) {
-	x := f
-	det := f.Det()
-	if !(math.Abs(det) > 1e-30) {
-		return geom.QuatIdentity(), symOf(f)
-	}
-	for it := 0; it < 30; it++ {
-		inv, ok := x.Inverse()
-		if !ok {
+	a, b, c := f[0][0], f[0][1], f[0][2]
+	d, e, g := f[1][0], f[1][1], f[1][2]
+	h, k, l := f[2][0], f[2][1], f[2][2]
+	det0 := 0.0
+	for it := 0; it < 40; it++ {
+		c00, c01, c02 := e*l-g*k, g*h-d*l, d*k-e*h
+		c10, c11, c12 := c*k-b*l, a*l-c*h, b*h-a*k
+		c20, c21, c22 := b*g-c*e, c*d-a*g, a*e-b*d
+		det := a*c00 + b*c01 + c*c02
+		if it == 0 {
+			det0 = det
+		}
+		if !(math.Abs(det) > 1e-30) {
 			return geom.QuatIdentity(), symOf(f)
 		}
-		it := inv.T()
-		g := math.Sqrt(math.Sqrt(frob2(inv) / frob2(x)))
-		next := x.Scale(g / 2).Add(it.Scale(1 / (2 * g)))
-		d := frob2(next.Add(x.Scale(-1)))
-		x = next
-		if d < 1e-24 {
+		gm := 1.0
+		if it < 3 && !(det > 0.7 && det < 1.4) {
+			gm = 1 / math.Cbrt(math.Abs(det))
+		}
+		s, t := gm/2, 1/(2*gm*det)
+		na, nb, nc := s*a+t*c00, s*b+t*c01, s*c+t*c02
+		nd, ne, ng := s*d+t*c10, s*e+t*c11, s*g+t*c12
+		nh, nk, nl := s*h+t*c20, s*k+t*c21, s*l+t*c22
+		ch := sq(na-a) + sq(nb-b) + sq(nc-c) + sq(nd-d) + sq(ne-e) + sq(ng-g) + sq(nh-h) + sq(nk-k) + sq(nl-l)
+		a, b, c, d, e, g, h, k, l = na, nb, nc, nd, ne, ng, nh, nk, nl
+		if ch < 1e-16 { // the error after this step is about ch (quadratic)
 			break
 		}
 	}
-	if det < 0 {
-		x = x.Scale(-1)
+	u := geom.Mat3{{a, b, c}, {d, e, g}, {h, k, l}}
+	if det0 < 0 {
+		u = u.Scale(-1)
 	}
-	q := geom.QuatFromMat3(x).Normalize()
+	q := geom.QuatFromMat3(u).Normalize()
 	return q, symOf(q.Mat3().T().Mul(f))
 }
+
+func sq(x float64) float64 { return x * x }
 
 func frob2(m geom.Mat3) float64 {
 	s := 0.0

@@ -38,6 +38,7 @@ func newResynthCmd() *cobra.Command {
 	var sf sceneFlags
 	var rf resynthFlags
 	var dbPath, out, truth, reportOut string
+	var without []string
 	cmd := &cobra.Command{
 		Use:   "resynth",
 		Short: "Animate a garment for a new motion from a database of cloth animation (white2007)",
@@ -69,6 +70,12 @@ baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
 			if err != nil {
 				return err
 			}
+			for _, name := range without {
+				if db.Clip(name) == nil {
+					return fmt.Errorf("--without %s: no such clip in %s", name, dbPath)
+				}
+			}
+			db = db.Without(without...)
 			if len(db.Clips) > 0 {
 				sf.spec.FPS = db.Clips[0].FPS
 			}
@@ -84,6 +91,7 @@ baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
 	rf.add(cmd)
 	cmd.Flags().StringVar(&dbPath, "db", "", "the cloth database (.prsd)")
 	cmd.Flags().StringVarP(&out, "out", "o", "out/resynth.glb", "output: .glb/.gltf, .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
+	cmd.Flags().StringSliceVar(&without, "without", nil, "leave these clips of the database out (to resynthesise one of its own motions)")
 	cmd.Flags().StringVar(&truth, "truth", "", "a .pc2 of the motion simulated: report the error against it")
 	cmd.Flags().StringVar(&reportOut, "report", "", "write a per-frame table (CSV): database clip, frame, cost, and with --truth errors and accelerations")
 	cmd.AddCommand(newResynthBuildCmd(), newResynthEvalCmd())
