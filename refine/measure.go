@@ -40,6 +40,13 @@ type Measure struct {
 	// among Edges.
 	MaxStrain   float64
 	Over, Edges int
+	// Worst locates the most stretched edge: its piece and its ends' keys,
+	// and whether each end is simulated.
+	Worst struct {
+		Piece        int
+		A, B         int32
+		FreeA, FreeB bool
+	}
 }
 
 // Measure measures every frame of r. ref may be nil; body and bodyAt (the
@@ -163,7 +170,11 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 			}
 			s := fm.Verts[a].Dist(fm.Verts[b])/L - 1
 			ms.Edges++
-			ms.MaxStrain = math.Max(ms.MaxStrain, s)
+			if s > ms.MaxStrain {
+				ms.MaxStrain = s
+				ms.Worst.Piece, ms.Worst.A, ms.Worst.B = i, bl.Keys[a], bl.Keys[b]
+				ms.Worst.FreeA, ms.Worst.FreeB = bl.free[a], bl.free[b]
+			}
 			if s > 0.1 {
 				ms.Over++
 			}

@@ -2,7 +2,9 @@ package refine
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pleat-dev/pleat/cloth"
@@ -202,5 +204,66 @@ func TestMaterial(t *testing.T) {
 		if math.Abs(L-0.0125) > 1e-9 && math.Abs(L-0.0125*math.Sqrt2) > 1e-9 {
 			t.Errorf("edge %d rest length %.6f m, want 12.5 mm or its diagonal", e, L)
 		}
+	}
+}
+
+func BenchmarkRunRidge(b *testing.B) {
+	in := ridgeInput(30)
+	for b.Loop() {
+		if _, err := Run(context.Background(), in, Params{Peak: 10}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestScheduleTable(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		found []int // frames where triangle 0 is marked
+		p     Params
+		want  []int // blocks holding it
+	}{
+		{"none", nil, Params{Every: 2, Lead: 1, Hold: 1}, nil},
+		{"lead into the block before", []int{4}, Params{Every: 2, Lead: 1, Hold: 1}, []int{1, 2}},
+		{"hold past the end", []int{9}, Params{Every: 2, Lead: 1, Hold: 5}, []int{4}},
+		{"gap closed by hold", []int{1, 6}, Params{Every: 2, Lead: 1, Hold: 4}, []int{0, 1, 2, 3, 4}},
+		{"gap kept", []int{0, 9}, Params{Every: 2, Lead: 1, Hold: 1}, []int{0, 4}},
+	} {
+		marks := make([][]bool, 10)
+		for f := range marks {
+			marks[f] = make([]bool, 1)
+		}
+		for _, f := range c.found {
+			marks[f][0] = true
+		}
+		blocks, err := Schedule(marks, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for b, tris := range blocks {
+			if len(tris) > 0 {
+				got = append(got, b)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: blocks %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	in := ridgeInput(3)
+	in.Pieces[0].Frames[1] = in.Pieces[0].Frames[1][:5]
+	if _, err := Run(context.Background(), in, Params{}, nil); err == nil || !strings.Contains(err.Error(), "frame 1") {
+		t.Errorf("short frame: %v", err)
+	}
+	in = ridgeInput(3)
+	in.Pieces[0].Frames[2][7].X = math.NaN()
+	if _, err := Run(context.Background(), in, Params{}, nil); err == nil || !strings.Contains(err.Error(), "vertex 7") {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := Run(context.Background(), ridgeInput(3), Params{Fraction: 2}, nil); err == nil {
+		t.Error("Fraction 2: no error")
 	}
 }

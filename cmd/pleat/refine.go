@@ -122,6 +122,7 @@ type refineRun struct {
 	res                    *refine.Result
 	refData                *refine.Reference
 	tCoarse, tRefine, tRef time.Duration
+	cCoarse, cRefine, cRef time.Duration // CPU time, all threads (0: not measured)
 	measures               []refine.Measure
 }
 
@@ -144,23 +145,26 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 		return fmt.Errorf("--renders: %w", err)
 	}
 	run := &refineRun{s: s}
-	t := time.Now()
+	if opt.MaxDt > 0 {
+		rf.p.MaxDt = opt.MaxDt // --substeps for the patches too
+	}
+	t, c := time.Now(), cpuNow()
 	if run.coarse, err = simulateBar(ctx, cmd, s, opt, "coarse"); err != nil {
 		return err
 	}
-	run.tCoarse = time.Since(t)
+	run.tCoarse, run.cCoarse = time.Since(t), cpuNow()-c
 	in, err := refineInput(s, run.coarse, opt)
 	if err != nil {
 		return err
 	}
 	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "refining")
-	t = time.Now()
+	t, c = time.Now(), cpuNow()
 	run.res, err = refine.Run(ctx, in, rf.p, func(done, total int) { bar.Set(done) })
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	run.tRefine = time.Since(t)
+	run.tRefine, run.cRefine = time.Since(t), cpuNow()-c
 	if !rf.noReference {
 		if err := run.reference(ctx, cmd, opt); err != nil {
 			return err
@@ -253,12 +257,12 @@ func (r *refineRun) reference(ctx context.Context, cmd *cobra.Command, opt sim.O
 		fine.Garments = append(fine.Garments, fg)
 		maps = append(maps, sm)
 	}
-	t := time.Now()
+	t, c := time.Now(), cpuNow()
 	var err error
 	if r.ref, err = simulateBar(ctx, cmd, &fine, opt, "reference"); err != nil {
 		return err
 	}
-	r.tRef = time.Since(t)
+	r.tRef, r.cRef = time.Since(t), cpuNow()-c
 	rd := &refine.Reference{}
 	for _, p := range r.coarse.Pieces {
 		j, keys, err := refine.LocateKeys(p, maps[p.Garment], r.ref.Pieces)
@@ -394,7 +398,9 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		sum.Verts += m.Verts
 		sum.Over += m.Over
 		sum.Edges += m.Edges
-		sum.MaxStrain = math.Max(sum.MaxStrain, m.MaxStrain)
+		if m.MaxStrain > sum.MaxStrain {
+			sum.MaxStrain, sum.Worst, sum.Frame = m.MaxStrain, m.Worst, f
+		}
 		verts, free = max(verts, m.Verts), max(free, st.Free)
 	}
 	n := max(len(r.measures), 1)
@@ -416,7 +422,12 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		fmt.Fprintf(&b, ", reference %.3f m: refined/reference %.3f (coarse/reference %.3f)", sum.Reference, sum.Refined/sum.Reference, sum.Coarse/sum.Reference)
 	}
 	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%)\n", sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1))
-	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%\n", 100*sum.MaxStrain, sum.Over, sum.Edges)
+	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%", 100*sum.MaxStrain, sum.Over, sum.Edges)
+	if sum.MaxStrain > 0 {
+		wk := sum.Worst
+		fmt.Fprintf(&b, " (worst: frame %d, %s keys %d-%d, simulated %v-%v)", sum.Frame, r.res.Pieces[wk.Piece].Name, wk.A, wk.B, wk.FreeA, wk.FreeB)
+	}
+	fmt.Fprintln(&b)
 	for _, o := range []struct {
 		name string
 		res  *sim.Result
@@ -428,6 +439,12 @@ func (r *refineRun) report(w io.Writer, path string) error {
 	fmt.Fprintf(&b, "time         coarse %.1f s + refine %.1f s (regions %.2f s)", r.tCoarse.Seconds(), r.tRefine.Seconds(), r.res.Detect.Seconds())
 	if r.ref != nil {
 		fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.tRef.Seconds(), (r.tCoarse+r.tRefine).Seconds()/r.tRef.Seconds())
+	}
+	if r.cCoarse > 0 {
+		fmt.Fprintf(&b, "\ncpu          coarse %.1f s + refine %.1f s", r.cCoarse.Seconds(), r.cRefine.Seconds())
+		if r.ref != nil {
+			fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.cRef.Seconds(), (r.cCoarse+r.cRefine).Seconds()/r.cRef.Seconds())
+		}
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprint(w, b.String()[strings.Index(b.String(), "\nframes")+1:])
@@ -455,4 +472,10 @@ func simSummary(res *sim.Result) string {
 	vf := max(verts*len(res.Stats), 1)
 	return fmt.Sprintf("%d of %d vertex-frames more than 2 mm inside (%.3f%%); max strain %.1f%%, %d of %d edge-frames above 10%%",
 		deep, vf, 100*float64(deep)/float64(vf), 100*maxS, over, edges)
+}
+
+// cpuNow is the process's CPU time, 0 where it is not measured.
+func cpuNow() time.Duration {
+	d, _ := processCPU()
+	return d
 }
