@@ -171,63 +171,73 @@ func dot(a, b []float64) float64 {
 // envelopeSize returns the number of stored factor entries.
 func (p *poisson) envelopeSize() int { return len(p.val) }
 
-// rhs fills b (3n, interleaved x y z, in the permuted order) with the
-// right-hand side of Eq. P1's normal equations for gradients f (one per
-// triangle) and constraint targets y.
+// rhs fills b (3n: all x, then all y, then all z, in the permuted order)
+// with the right-hand side of Eq. P1's normal equations for gradients f
+// (one per triangle) and constraint targets y.
 func (p *poisson) rhs(b []float64, f []geom.Mat3, y []geom.Vec3) {
 	clear(b)
+	n := p.n
+	bx, by, bz := b[:n], b[n:2*n], b[2*n:3*n]
 	for t, tri := range p.tris {
 		ft := &f[t]
 		for k := 0; k < 3; k++ {
 			g := ft.MulVec(p.edge[t][k]).Scale(p.ew[t][k])
-			a, c := 3*p.inv[tri[k]], 3*p.inv[tri[(k+1)%3]]
-			b[a] -= g.X
-			b[a+1] -= g.Y
-			b[a+2] -= g.Z
-			b[c] += g.X
-			b[c+1] += g.Y
-			b[c+2] += g.Z
+			a, c := p.inv[tri[k]], p.inv[tri[(k+1)%3]]
+			bx[a] -= g.X
+			by[a] -= g.Y
+			bz[a] -= g.Z
+			bx[c] += g.X
+			by[c] += g.Y
+			bz[c] += g.Z
 		}
 	}
 	for k, c := range p.cons {
-		i := 3 * p.inv[c]
-		b[i] += p.wc * y[k].X
-		b[i+1] += p.wc * y[k].Y
-		b[i+2] += p.wc * y[k].Z
+		i := p.inv[c]
+		bx[i] += p.wc * y[k].X
+		by[i] += p.wc * y[k].Y
+		bz[i] += p.wc * y[k].Z
 	}
 }
 
 // solve solves L·Lᵀ·x = b in place (b as from rhs) and writes the
 // positions in the original order to dst.
 func (p *poisson) solve(b []float64, dst []geom.Vec3) {
-	for i := 0; i < p.n; i++ {
+	n := p.n
+	bx, by, bz := b[:n], b[n:2*n], b[2*n:3*n]
+	for i := 0; i < n; i++ {
 		fi := p.first[i]
 		ri := p.val[p.start[i]:p.start[i+1]]
-		sx, sy, sz := b[3*i], b[3*i+1], b[3*i+2]
-		yk := b[3*fi : 3*i]
-		for k, l := range ri[:len(ri)-1] {
-			sx -= l * yk[3*k]
-			sy -= l * yk[3*k+1]
-			sz -= l * yk[3*k+2]
+		m := len(ri) - 1
+		r := ri[:m]
+		xs, ys, zs := bx[fi:i], by[fi:i], bz[fi:i]
+		xs, ys, zs = xs[:m], ys[:m], zs[:m]
+		sx, sy, sz := bx[i], by[i], bz[i]
+		for k, l := range r {
+			sx -= l * xs[k]
+			sy -= l * ys[k]
+			sz -= l * zs[k]
 		}
-		d := 1 / ri[len(ri)-1]
-		b[3*i], b[3*i+1], b[3*i+2] = sx*d, sy*d, sz*d
+		d := 1 / ri[m]
+		bx[i], by[i], bz[i] = sx*d, sy*d, sz*d
 	}
-	for i := p.n - 1; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
 		fi := p.first[i]
 		ri := p.val[p.start[i]:p.start[i+1]]
-		d := 1 / ri[len(ri)-1]
-		x, y, z := b[3*i]*d, b[3*i+1]*d, b[3*i+2]*d
-		b[3*i], b[3*i+1], b[3*i+2] = x, y, z
-		yk := b[3*fi : 3*i]
-		for k, l := range ri[:len(ri)-1] {
-			yk[3*k] -= l * x
-			yk[3*k+1] -= l * y
-			yk[3*k+2] -= l * z
+		m := len(ri) - 1
+		r := ri[:m]
+		d := 1 / ri[m]
+		x, y, z := bx[i]*d, by[i]*d, bz[i]*d
+		bx[i], by[i], bz[i] = x, y, z
+		xs, ys, zs := bx[fi:i], by[fi:i], bz[fi:i]
+		xs, ys, zs = xs[:m], ys[:m], zs[:m]
+		for k, l := range r {
+			xs[k] -= l * x
+			ys[k] -= l * y
+			zs[k] -= l * z
 		}
 	}
 	for i, v := range p.perm {
-		dst[v] = geom.Vec3{X: b[3*i], Y: b[3*i+1], Z: b[3*i+2]}
+		dst[v] = geom.Vec3{X: bx[i], Y: by[i], Z: bz[i]}
 	}
 }
 
