@@ -349,3 +349,32 @@ func TestThreeJSLoadsUSDZ(t *testing.T) {
 		checkThreeJS(t, f, in)
 	}
 }
+
+// BenchmarkWrite writes a body-sized mesh (about 15,000 points and 30,000
+// triangles with UVs and normals) for 10 frames as usda.
+func BenchmarkWrite(b *testing.B) {
+	m := mesh.UVSphere(0.3, 100, 150)
+	frames := make([][]geom.Vec3, 10)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for f := range frames {
+		frames[f] = make([]geom.Vec3, len(m.Verts))
+		for v, p := range m.Verts {
+			frames[f][v] = p.Add(geom.Vec3{X: rng.Float64() * 1e-3, Y: float64(f) * 0.01})
+		}
+	}
+	s := &Stage{FPS: 30, Meshes: []Mesh{{Name: "body", Mesh: m, Frames: frames, Normals: VertexNormals(m, frames)}}}
+	var n countWriter
+	b.ReportAllocs()
+	for b.Loop() {
+		n = 0
+		if err := Write(&n, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(n))
+	b.ReportMetric(float64(len(m.Verts)), "points")
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
