@@ -155,25 +155,33 @@ func frob2(m geom.Mat3) float64 {
 }
 
 // quatLog returns log(q) for a unit quaternion: the rotation vector halved
-// (axis·angle/2), with q taken on the hemisphere w ≥ 0.
+// (axis·angle/2), with q taken on the hemisphere w ≥ 0. Small rotations
+// (|v| < 0.01, the usual case between neighbouring frames) use the series
+// atan(s/w)/s ≈ (1 − (s/w)²/3)/w, accurate to 1e-9 relative.
 func quatLog(q geom.Quat) geom.Vec3 {
 	if q.W < 0 {
 		q = q.Scale(-1)
 	}
 	v := geom.Vec3{X: q.X, Y: q.Y, Z: q.Z}
-	s := v.Len()
-	if s < 1e-12 {
-		return v
+	s2 := v.Len2()
+	if s2 < 1e-4 && q.W > 0.5 {
+		r := s2 / (q.W * q.W)
+		return v.Scale((1 - r/3 + r*r/5) / q.W)
 	}
+	s := math.Sqrt(s2)
 	return v.Scale(math.Atan2(s, q.W) / s)
 }
 
-// quatExp is the inverse of quatLog.
+// quatExp is the inverse of quatLog; small angles (< 0.01) use the
+// series of sin a / a and cos a, accurate to 1e-15.
 func quatExp(v geom.Vec3) geom.Quat {
-	a := v.Len()
-	if a < 1e-12 {
-		return geom.Quat{W: 1, X: v.X, Y: v.Y, Z: v.Z}.Normalize()
+	a2 := v.Len2()
+	if a2 < 1e-4 {
+		s := 1 - a2/6 + a2*a2/120
+		c := 1 - a2/2 + a2*a2/24
+		return geom.Quat{W: c, X: v.X * s, Y: v.Y * s, Z: v.Z * s}
 	}
+	a := math.Sqrt(a2)
 	s := math.Sin(a) / a
 	return geom.Quat{W: math.Cos(a), X: v.X * s, Y: v.Y * s, Z: v.Z * s}
 }

@@ -192,3 +192,18 @@ func TestNewErrors(t *testing.T) {
 		t.Error("NaN joint: no error")
 	}
 }
+
+// The small-angle series of quatLog and quatExp agree with the closed
+// forms at their switch-over.
+func TestQuatLogSeries(t *testing.T) {
+	for _, ang := range []float64{1e-9, 1e-4, 0.0099, 0.01, 0.0101, 0.02} {
+		q := geom.QuatAxisAngle(geom.V(1, 2, 2).Unit(), 2*ang)
+		v := quatLog(q)
+		if math.Abs(v.Len()-ang) > 1e-12*max(ang, 1e-3) {
+			t.Errorf("angle %g: |log q| = %.17g", ang, v.Len())
+		}
+		if r := quatExp(v); math.Abs(r.Dot(q)-1) > 1e-14 {
+			t.Errorf("angle %g: exp(log q)·q = %.17g", ang, r.Dot(q))
+		}
+	}
+}
