@@ -27,6 +27,9 @@ type USDFile struct {
 	OK     bool
 	Error  string
 	Meshes []USDMesh
+	// USDZLoader lists name:triangles:distinct positions of the meshes
+	// three.js' USDZLoader built (.usdz files only).
+	USDZLoader string
 }
 
 // LoadUSD loads .usda/.usdz files with three.js' USDLoader in Node

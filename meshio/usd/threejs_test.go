@@ -17,6 +17,9 @@ func checkThreeJS(t *testing.T, f gltfcheck.USDFile, s *Stage) {
 	if len(f.Meshes) != len(s.Meshes) {
 		t.Fatalf("%s: three.js built %d meshes, want %d", f.File, len(f.Meshes), len(s.Meshes))
 	}
+	if f.USDZLoader != "" {
+		t.Logf("%s: USDZLoader built %s", f.File, f.USDZLoader)
+	}
 	for i, m := range s.Meshes {
 		g := f.Meshes[i]
 		x := m.points(0)

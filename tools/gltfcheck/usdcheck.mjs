@@ -4,7 +4,8 @@
 // count, position count, whether it is indexed, the number of distinct
 // positions (as float32 triples) and their bounding box, and the layer's
 // frame rate. Exit status 0 only if every file parses and holds at least
-// one mesh with triangles. The Go test (meshio/usd) compares the counts
+// one mesh with triangles (for .usdz, USDZLoader must build the same
+// meshes too). The Go test (meshio/usd) compares the counts
 // with what it wrote. See README.md.
 //
 // Usage: node usdcheck.mjs FILE...
@@ -23,6 +24,7 @@ globalThis.ProgressEvent ??= class ProgressEvent extends Event {
 };
 
 const { USDLoader } = await import('three/addons/loaders/USDLoader.js');
+const { USDZLoader } = await import('three/addons/loaders/USDZLoader.js');
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -74,6 +76,17 @@ for (const path of files) {
     group.traverse((o) => { if (o.isMesh) rec.meshes.push(describe(o)); });
     rec.ok = rec.meshes.length > 0 && rec.meshes.every((m) => m.triangles > 0);
     if (!rec.ok) rec.error = 'no mesh with triangles';
+    if (ext === '.usdz') {
+      // USDZLoader (deprecated since r179, an alias of USDLoader) must
+      // build the same meshes.
+      const z = [];
+      new USDZLoader().parse(data).traverse((o) => { if (o.isMesh) z.push(describe(o)); });
+      rec.usdzLoader = z.map((m) => `${m.name}:${m.triangles}:${m.distinctPositions}`).join(' ');
+      if (rec.usdzLoader !== rec.meshes.map((m) => `${m.name}:${m.triangles}:${m.distinctPositions}`).join(' ')) {
+        rec.ok = false;
+        rec.error = `USDZLoader built ${rec.usdzLoader}`;
+      }
+    }
   } catch (e) {
     rec.error = String(e && e.stack || e);
   }
