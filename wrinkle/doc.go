@@ -38,15 +38,19 @@
 //     the rig's limb is bent at rest (MakeHuman's elbows by 47°) the axis
 //     is the normal of that bend plane. Flexion is anatomical: 0 is the
 //     straight limb, whatever the rest pose.
-//   - Ball joints: the pose's rotation D of the joint (relative to its
-//     parent, expressed in world rest coordinates) is split by
-//     geom.SwingTwist about the rest bone direction b into swing·twist.
-//     The swing's rotation vector is read on two axes: flexion (moves b
-//     towards Forward) and abduction (moves b away from the midline, or
-//     up), for the spine side bending (towards Left). Positive twist is
-//     internal rotation on both sides, and turning left for the spine.
-//     Ball-joint angles are relative to the rest pose (a T-pose and an
-//     A-pose rig need different ranges).
+//   - Ball joints: angles are anatomical, measured from a neutral pose
+//     whatever the rig's rest pose: arms hanging at the sides and legs
+//     straight down (bone along −Up), the spine along Up. The neutral
+//     rotation N turns the rest bone onto the neutral direction b by the
+//     shortest arc (an A-pose's and a T-pose's arms reach the same
+//     neutral). The pose's rotation D of the joint (relative to its
+//     parent, expressed in world rest coordinates) times N⁻¹ is split by
+//     geom.SwingTwist about b into swing·twist. The swing's rotation
+//     vector is read on two axes: flexion (moves b towards Forward) and
+//     abduction (moves b away from the midline), for the spine side
+//     bending (towards Left). Positive twist is internal rotation on both
+//     sides, and turning left for the spine. A T-pose rig rests at
+//     shoulder abduction 90°, MakeHuman's A-pose at about 40°.
 //   - The spine's rotation is spread evenly over its chain of joints
 //     (D^(1/n) each) and read back as the rotation of the chain's top
 //     relative to the parent of its base.

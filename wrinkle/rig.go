@@ -86,9 +86,18 @@ type RoleJoint struct {
 	// Center is the rest position of Chain[0]; Centers[k] that of Chain[k].
 	Center  geom.Vec3
 	Centers []geom.Vec3
-	// Bone is the unit rest direction from Center to End's head: the twist
-	// axis of a ball joint.
+	// RestBone is the unit rest direction from Center to End's head.
+	RestBone geom.Vec3
+	// Bone is the bone's anatomical neutral direction: for a hinge
+	// RestBone; for a ball joint the twist axis at zero swing, Up for the
+	// spine and −Up for shoulders and hips (arms hanging at the sides,
+	// legs straight down), whatever the rig's rest pose.
 	Bone geom.Vec3
+	// Neutral is the rotation (world rest frame) from the rest pose to
+	// the anatomical neutral pose: the shortest arc turning RestBone onto
+	// Bone (identity for hinges). An A-pose's and a T-pose's arms both
+	// reach the same neutral, palms towards the thighs.
+	Neutral geom.Quat
 	// Axis[0] is the rotation axis of flexion (hinge axis, or the swing
 	// axis that moves the bone towards Toward[0]); Axis[1] that of
 	// abduction / side bending (moving the bone towards Toward[1]).
@@ -234,7 +243,9 @@ func bind(sk *skel.Skeleton, m NameMap) (*Rig, error) {
 		if bone.Len() < 1e-6 {
 			return bad("end joint %q coincides with %q at rest", rn.End, rn.Chain[0])
 		}
-		rj.Bone = bone.Unit()
+		rj.RestBone = bone.Unit()
+		rj.Bone = rj.RestBone
+		rj.Neutral = geom.Quat{W: 1}
 		r.Roles[role] = rj
 	}
 	if err := r.frames(); err != nil {
@@ -271,6 +282,13 @@ func (r *Rig) frames() error {
 	r.Forward = r.Left.Cross(r.Up)
 	for role := Role(0); role < NumRoles; role++ {
 		rj := &r.Roles[role]
+		if !role.Hinge() {
+			rj.Bone = r.Up
+			if role != Spine {
+				rj.Bone = r.Up.Neg()
+			}
+			rj.Neutral = shortestArc(rj.RestBone, rj.Bone)
+		}
 		b := rj.Bone
 		toward := r.Forward
 		if role == LeftKnee || role == RightKnee {
@@ -302,6 +320,24 @@ func (r *Rig) frames() error {
 	return nil
 }
 
+// shortestArc returns the rotation by the smallest angle turning unit a
+// onto unit b; for opposite vectors, a half turn about an axis
+// perpendicular to a.
+func shortestArc(a, b geom.Vec3) geom.Quat {
+	c := a.Cross(b)
+	if c.Len() < 1e-9 {
+		if a.Dot(b) > 0 {
+			return geom.Quat{W: 1}
+		}
+		ax, ok := perp(geom.Vec3{X: 1}, a)
+		if !ok {
+			ax, _ = perp(geom.Vec3{Y: 1}, a)
+		}
+		return geom.QuatAxisAngle(ax, math.Pi)
+	}
+	return geom.QuatAxisAngle(c.Unit(), math.Atan2(c.Len(), a.Dot(b)))
+}
+
 // hingeFrame sets a hinge's axis from the rest bend plane of the limb when
 // the limb is bent at rest (by more than 5°, towards the anatomical side),
 // so that flexion continues the rig's own bend, and its rest flexion.
@@ -331,9 +367,10 @@ func (r *Rig) hingeFrame(role Role, toward geom.Vec3) {
 
 // Rotation returns the world-frame rotation D (about the role's centre,
 // in rest coordinates) of the role at angles a: for a hinge the rotation
-// by a[0] − RestFlex about Axis[0]; for a ball joint D = swing·twist with swing the
-// rotation by the vector a[0]·Axis[0] + a[1]·Axis[1] and twist the
-// rotation by TwistSign·a[2] about Bone.
+// by a[0] − RestFlex about Axis[0]; for a ball joint D = swing·twist·Neutral
+// with swing the rotation by the vector a[0]·Axis[0] + a[1]·Axis[1] and
+// twist the rotation by TwistSign·a[2] about Bone: the anatomical angles
+// of the bone from its neutral direction.
 func (r *Rig) Rotation(role Role, a DoFs) geom.Quat {
 	rj := &r.Roles[role]
 	if role.Hinge() {
@@ -341,19 +378,20 @@ func (r *Rig) Rotation(role Role, a DoFs) geom.Quat {
 	}
 	rv := rj.Axis[0].Scale(a[0]).Add(rj.Axis[1].Scale(a[1]))
 	sw := geom.QuatAxisAngle(rv, rv.Len())
-	return sw.Mul(geom.QuatAxisAngle(rj.Bone, rj.TwistSign*a[2]))
+	return sw.Mul(geom.QuatAxisAngle(rj.Bone, rj.TwistSign*a[2])).Mul(rj.Neutral).Normalize()
 }
 
 // AnglesOf is the inverse of Rotation: the role's angles of world-frame
 // rotation d (a hinge keeps only the component about its axis, by
-// geom.SwingTwist; a ball joint is split by geom.SwingTwist about Bone).
+// geom.SwingTwist; for a ball joint d·Neutral⁻¹ is split by
+// geom.SwingTwist about Bone).
 func (r *Rig) AnglesOf(role Role, d geom.Quat) DoFs {
 	rj := &r.Roles[role]
 	if role.Hinge() {
 		_, _, tw := geom.SwingTwist(d, rj.Axis[0])
 		return DoFs{tw + rj.RestFlex}
 	}
-	sw, _, tw := geom.SwingTwist(d, rj.Bone)
+	sw, _, tw := geom.SwingTwist(d.Mul(rj.Neutral.Conj()), rj.Bone)
 	axis, ang := sw.AxisAngle()
 	rv := axis.Scale(ang)
 	return DoFs{rv.Dot(rj.Axis[0]), rv.Dot(rj.Axis[1]), rj.TwistSign * tw}

@@ -14,7 +14,8 @@ import (
 const deg = math.Pi / 180
 
 // endMove returns how joint moves (world) when the role alone goes from
-// angles 0 (rest for ball joints, the straight limb for hinges) to a.
+// angles 0 (the anatomical neutral: arms hanging, legs straight down, the
+// straight limb for hinges) to a.
 func endMove(t *testing.T, rig *Rig, role Role, a DoFs, joint int) geom.Vec3 {
 	t.Helper()
 	at := func(a DoFs) geom.Vec3 {
@@ -43,8 +44,9 @@ func checkAnatomy(t *testing.T, rig *Rig) {
 		{"right knee flexes backward", RightKnee, DoFs{60 * deg}, end(RightKnee), F.Neg()},
 		{"left shoulder flexes forward", LeftShoulder, DoFs{45 * deg, 0, 0}, end(LeftShoulder), F},
 		{"right shoulder flexes forward", RightShoulder, DoFs{45 * deg, 0, 0}, end(RightShoulder), F},
-		{"left shoulder abducts up", LeftShoulder, DoFs{0, 30 * deg, 0}, end(LeftShoulder), U},
-		{"right shoulder abducts up", RightShoulder, DoFs{0, 30 * deg, 0}, end(RightShoulder), U},
+		{"left shoulder abducts outward", LeftShoulder, DoFs{0, 30 * deg, 0}, end(LeftShoulder), L},
+		{"right shoulder abducts outward", RightShoulder, DoFs{0, 30 * deg, 0}, end(RightShoulder), L.Neg()},
+		{"left shoulder abducts up past horizontal", LeftShoulder, DoFs{0, 120 * deg, 0}, end(LeftShoulder), U},
 		{"left hip flexes forward", LeftHip, DoFs{45 * deg, 0, 0}, end(LeftHip), F},
 		{"left hip abducts outward", LeftHip, DoFs{0, 30 * deg, 0}, end(LeftHip), L},
 		{"right hip abducts outward", RightHip, DoFs{0, 30 * deg, 0}, end(RightHip), L.Neg()},

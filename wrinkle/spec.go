@@ -171,9 +171,9 @@ const (
 	maxSwingDeg = 170
 )
 
-// limitsDeg are the anatomical limits of each DoF relative to the rest
-// pose, in degrees. They are generous because rest poses differ (A-pose,
-// T-pose): they reject what no rig can reach, not what one rig cannot.
+// limitsDeg are the anatomical limits of each DoF, in degrees from the
+// anatomical neutral (see Rig): generous, they reject what no body can
+// reach.
 var limitsDeg = [NumRoles][3][2]float64{
 	Spine:         {{-60, 90}, {-60, 60}, {-90, 90}},
 	LeftShoulder:  {{-90, 180}, {-90, 180}, {-120, 120}},
@@ -229,9 +229,15 @@ const (
 var defaultSpecJSON []byte
 
 // DefaultSpec returns the embedded default spec: all nine roles at 15° or
-// 30° steps, 317 samples for the five upper-body joints and 202 for the
+// 30° steps, 267 samples for the five upper-body joints and 202 for the
 // four lower-body ones (wang2010 §3.1: 325 and 202). Its ranges are
-// relative to the rest pose and suit an A-pose rig (MakeHuman).
+// anatomical, the same for any rig (A-pose, T-pose): shoulders from arms
+// hanging at the sides (abduction 20°, as the torso allows) to raised
+// above the head (140°), flexion -30° to 90°, twist -60° (external) to 30°
+// (internal: further, an A-pose rig's rest-bent forearm would pass through
+// the torso); elbows and knees 0° to 150°; hips flexion -45° to 105°,
+// abduction -5° to 55°, twist ±30°; spine flexion -15° to 45°, side
+// bending ±30°, twist ±60°.
 func DefaultSpec() *Spec {
 	s, err := ParseSpec(defaultSpecJSON)
 	if err != nil {
@@ -246,7 +252,7 @@ func DefaultSpec() *Spec {
 //	  {"role": "left_elbow", "flex": {"min": 0, "max": 150, "step": 15}},
 //	  {"role": "spine", "flex": {...}, "side": {...}, "twist": {...}}, ...]}
 //
-// Angles are degrees relative to the rest pose. A ball joint's DoF left out
+// Angles are anatomical degrees (see Rig). A ball joint's DoF left out
 // is sampled at 0 only. Unknown fields, unknown or repeated roles, DoFs the
 // role does not have, ranges outside the role's anatomical limits, steps
 // that do not divide their range and grids beyond MaxSamplesPerDoF or
