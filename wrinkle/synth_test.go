@@ -152,7 +152,9 @@ func TestSynthesizeRest(t *testing.T) {
 	for v := range dst {
 		worst = math.Max(worst, dst[v].Dist(want[v]))
 	}
-	if worst > 1e-4 {
+	// The mannequin's hips rest 1.4° and 2.1° off their grid points
+	// (anatomical angles): their ripples are interpolated there.
+	if worst > 3e-4 {
 		t.Errorf("rest pose: %g m from the settled rest shape", worst)
 	}
 }
