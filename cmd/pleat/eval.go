@@ -74,6 +74,81 @@ type evalRun struct {
 	stats []online.Stats
 	ref   time.Duration
 	nf    int
+	// angles are the clip's anatomical angles per sampled DoF.
+	angles []angleRange
+}
+
+// angleRange is one sampled DoF's angles over the clip against the
+// database's sampled range (degrees), and the frames outside it, which
+// synthesis clamps.
+type angleRange struct {
+	role       wrinkle.Role
+	dof        int
+	min, max   float64
+	lo, hi     float64
+	outside, n int
+}
+
+// clipAngles reads every sampled role's anatomical angles (wrinkle.Rig)
+// in each frame of the clip and compares them with the database's grid.
+func clipAngles(db *wrinkle.DB, s *scene.Scene) ([]angleRange, error) {
+	names := db.Header.Rig.Names
+	rig, err := wrinkle.Bind(s.Character.Skeleton, &names)
+	if err != nil {
+		return nil, err
+	}
+	var out []angleRange
+	for j := 0; j < db.Spec.NumJoints(); j++ {
+		js := db.Spec.JointSpec(j)
+		for d := 0; d < js.Role.NumDoF(); d++ {
+			g := js.DoF[d]
+			out = append(out, angleRange{role: js.Role, dof: d, min: math.Inf(1), max: math.Inf(-1), lo: g.MinDeg, hi: g.MaxDeg})
+		}
+	}
+	const deg = 180 / math.Pi
+	for f, p := range s.Clip.Poses {
+		k := 0
+		for j := 0; j < db.Spec.NumJoints(); j++ {
+			role := db.Spec.JointSpec(j).Role
+			a, err := rig.Angles(role, p)
+			if err != nil {
+				return nil, fmt.Errorf("frame %d: %w", f, err)
+			}
+			for d := 0; d < role.NumDoF(); d++ {
+				r := &out[k]
+				x := a[d] * deg
+				r.min, r.max, r.n = math.Min(r.min, x), math.Max(r.max, x), r.n+1
+				if x < r.lo-1e-6 || x > r.hi+1e-6 {
+					r.outside++
+				}
+				k++
+			}
+		}
+	}
+	return out, nil
+}
+
+func angleRows(rs []angleRange) [][]string {
+	var rows [][]string
+	for _, r := range rs {
+		rows = append(rows, []string{r.role.String(), r.role.DoFName(r.dof),
+			fmt.Sprintf("%.0f..%.0f", r.min, r.max), fmt.Sprintf("%.0f..%.0f", r.lo, r.hi),
+			fmt.Sprintf("%.0f%%", 100*float64(r.outside)/math.Max(1, float64(r.n)))})
+	}
+	return rows
+}
+
+var angleHeader = []string{"role", "DoF", "clip (°)", "database (°)", "frames clamped"}
+
+// printClipAngles prints the DoFs whose clip angles leave the database's
+// range (synthesis clamps them there).
+func printClipAngles(w io.Writer, rs []angleRange) {
+	for _, r := range rs {
+		if r.outside > 0 {
+			fmt.Fprintf(w, "clamped    %s %s: clip %.0f..%.0f°, database %.0f..%.0f°: %d of %d frames clamped\n",
+				r.role, r.role.DoFName(r.dof), r.min, r.max, r.lo, r.hi, r.outside, r.n)
+		}
+	}
 }
 
 func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, reportOut string) error {
@@ -100,6 +175,11 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
 		return err
 	}
+	angles, err := clipAngles(db, s)
+	if err != nil {
+		return err
+	}
+	printClipAngles(w, angles)
 	if err := online.CheckGarments(db, s.Character, s.Garments); err != nil {
 		return fmt.Errorf("--db %s: %w (a procedural suit must be loaded with the --resolution it was built with)", f.db, err)
 	}
@@ -114,6 +194,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 		return err
 	}
 	printEval(w, ev)
+	ev.angles = angles
 	if err := writeEvalReport(reportOut, ev); err != nil {
 		return err
 	}
@@ -331,6 +412,11 @@ func writeEvalReport(path string, ev *evalRun) error {
 	}
 	if err := rep.Table(report.Table{Caption: "Time per frame, ms (wang2010 Table 1)", Header: []string{"stage", "ms"}, Rows: evalTimes(ev)}); err != nil {
 		return err
+	}
+	if len(ev.angles) > 0 {
+		if err := rep.Table(report.Table{Caption: "The clip's anatomical joint angles against the database's sampled ranges", Header: angleHeader, Rows: angleRows(ev.angles)}); err != nil {
+			return err
+		}
 	}
 	vf := float64(len(ev.stats) * ev.nf)
 	rep.Paragraph(fmt.Sprintf("Penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm.",
