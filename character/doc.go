@@ -53,6 +53,9 @@
 // by OBJ group or glTF node; named vertex groups become pins. When the
 // file's units or origin differ from the character's (decimetres, or
 // MakeHuman's base.obj frame on a grounded body), FitPlacement finds them.
+// Garments modelled inside a glTF character's own file (other skinned or
+// static meshes) are worn by LoadGLTFDressed: carried into the body's bind
+// pose and bound the same way, placed as the file has them.
 //
 // # Errors
 //

@@ -351,6 +351,9 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 		// elsewhere), and names that differ from the rig's only by a
 		// namespace.
 		match = motion.CMUToMakeHuman().Then(namespaceMap(src.Skeleton, dst))
+		if left := unmatchedJoints(src.Skeleton, dst, match); len(left) > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
+		}
 	} else if match, err = autoMatch(src.Skeleton, dst, s); err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
@@ -475,6 +478,25 @@ func isTPoseFrame(c *motion.Clip) bool {
 		later = math.Max(later, change(c.Poses[f], c.Poses[f+1]))
 	}
 	return jump > 0.2 && jump > 5*later
+}
+
+// unmatchedJoints lists the joints of src, End Site joints aside, that
+// names does not take to a joint of dst.
+func unmatchedJoints(src, dst *skel.Skeleton, names motion.NameMap) []string {
+	var out []string
+	for j := 0; j < src.NumJoints(); j++ {
+		name := src.Joint(j).Name
+		if p := src.Parent(j); p >= 0 && len(src.Children(j)) == 0 && strings.HasPrefix(name, src.Joint(p).Name+motion.EndSuffix) {
+			continue
+		}
+		if r, ok := names[name]; ok {
+			name = r
+		}
+		if _, ok := dst.Index(name); !ok {
+			out = append(out, src.Joint(j).Name)
+		}
+	}
+	return out
 }
 
 func countMatched(src, dst *skel.Skeleton, names motion.NameMap) int {

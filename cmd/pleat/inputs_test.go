@@ -50,22 +50,32 @@ func TestBadFlagsFailFast(t *testing.T) {
 	}
 }
 
-// TestHostileBVH: a clip with absurd values is refused naming the file,
-// line, frame, joint and channel; nothing is written.
+// TestHostileBVH: a clip with absurd values (a root at 1e300, a root 5 km
+// from its rest position, non-finite or absurd angles) is refused naming
+// the file, line or frame, the joint and channel; nothing is written.
 func TestHostileBVH(t *testing.T) {
 	dir := t.TempDir()
-	bvh := "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n\tJOINT Spine\n\t{\n\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Yrotation Xrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 10 0\n\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n1e300 0 0 0 0 0 0 0 0\n"
-	path := filepath.Join(dir, "bad.bvh")
-	if err := os.WriteFile(path, []byte(bvh), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "x.glb")
-	_, err := run(t, "pose", "--motion", path, "--out", out)
-	if err == nil || !strings.Contains(err.Error(), "bad.bvh:20: frame 1 value 0 (Hips Xposition): 1e+300 is beyond") {
-		t.Errorf("error %v", err)
-	}
-	if _, serr := os.Stat(out); serr == nil {
-		t.Error("output written for a refused clip")
+	head := "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n\tJOINT Spine\n\t{\n\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Yrotation Xrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 10 0\n\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n"
+	for i, tc := range []struct{ frame, want string }{
+		{"1e300 0 0 0 0 0 0 0 0", "bad0.bvh:20: frame 1 value 0 (Hips Xposition): 1e+300 is beyond"},
+		// 20 units tall: decimetres, so 5e4 units is 5 km.
+		{"5e4 0 0 0 0 0 0 0 0", `bad1.bvh: motion: invalid BVH: frame 1 joint "Hips": the root is 5e+03 m from its rest position, beyond 1000 m`},
+		{"0 0 0 0 0 0 0 NaN 0", "bad2.bvh:20: frame 1 value 7 (Spine Yrotation): non-finite number"},
+		{"0 0 0 0 0 0 0 0 -Inf", "bad3.bvh:20: frame 1 value 8 (Spine Xrotation): non-finite number"},
+		{"0 0 0 0 0 0 1e200 0 0", "bad4.bvh:20: frame 1 value 6 (Spine Zrotation): 1e+200 is beyond"},
+	} {
+		path := filepath.Join(dir, "bad"+string(rune('0'+i))+".bvh")
+		if err := os.WriteFile(path, []byte(head+tc.frame+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "x.glb")
+		_, err := run(t, "pose", "--motion", path, "--out", out)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.frame, err, tc.want)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Error("output written for a refused clip")
+		}
 	}
 }
 

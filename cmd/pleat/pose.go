@@ -14,6 +14,7 @@ import (
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -24,6 +25,7 @@ type sceneFlags struct {
 	armClearance float64 // mm
 	hideCovered  bool
 	place        string
+	units, up    string
 }
 
 func (f *sceneFlags) add(cmd *cobra.Command) {
@@ -31,10 +33,13 @@ func (f *sceneFlags) add(cmd *cobra.Command) {
 	fl.StringVar(&f.spec.Character, "character", "", "MakeHuman folder (with body/base.obj and rigs/), a base.obj, or a skinned .glb/.gltf; empty: the procedural mannequin")
 	fl.StringVar(&f.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
 	fl.StringArrayVar(&f.spec.Garments, "garment", nil, "a garment: a .mhclo (MakeHuman characters), a garment name in the MakeHuman folder's clothes/, or an .obj/.glb/.gltf mesh in the character's rest pose, bound to any character and split into its pieces (repeatable)")
+	fl.StringArrayVar(&f.spec.GarmentsFromCharacter, "garment-from-character", nil, `wear a mesh of the .glb/.gltf character's own file as a garment: its node name, or "all" for every mesh but the body (the first skinned mesh not named); repeatable`)
 	fl.StringArrayVar(&f.spec.Pins, "pin", nil, "a garment vertex group (OBJ group, glTF material) to hold to the body (repeatable)")
 	fl.StringVar(&f.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto" (detect units and a vertical offset), "asis" (metres, the character's frame) or "SCALE[,DX,DY,DZ]" (metres per file unit, offset in metres)`)
 	fl.StringVar(&f.spec.Motion, "motion", "", "a .bvh clip, or a procedural clip name (walk, armraise, elbowbend, kneebend, twist); empty: walk")
 	fl.StringVar(&f.spec.NameMap, "name-map", "", `rename the clip's joints: "cmu-max" (CMU clips with 3ds Max names), "cmu-mixamo" (CMU clips onto a Mixamo rig), "cmu-max-mixamo", or a map file ("from to" per line; names may hold ':' as in mixamorig:Hips)`)
+	fl.StringVar(&f.units, "units", "auto", `length unit of the .bvh clip: auto (from the skeleton's height), m, dm, cm, mm, in, cmu (CMU's 0.056444 m) or metres per unit`)
+	fl.StringVar(&f.up, "up", "auto", "up axis of the .bvh clip: auto (from the head and feet), y or z (turned to +Y up; front -Y becomes +Z)")
 	fl.Float64Var(&f.spec.FPS, "fps", 0, fmt.Sprintf("resample the clip to this frame rate (0 keeps its rate; procedural clips default to 30; at most %d)", scene.MaxFPS))
 	fl.IntVar(&f.spec.Start, "start", 0, "first frame to keep (after resampling)")
 	fl.IntVar(&f.spec.End, "end", 0, "frame after the last to keep (0: to the end)")
@@ -69,6 +74,18 @@ func (f *sceneFlags) load() (*scene.Scene, error) {
 	}
 	if err := checkFlagBounds(f); err != nil {
 		return nil, err
+	}
+	var err error
+	if f.spec.Units, err = motion.ParseUnit(f.units); err != nil {
+		return nil, fmt.Errorf("--units: %w", err)
+	}
+	if f.spec.Up, err = motion.ParseUp(f.up); err != nil {
+		return nil, fmt.Errorf("--up: %w", err)
+	}
+	if len(f.spec.GarmentsFromCharacter) > 0 {
+		if e := strings.ToLower(filepath.Ext(f.spec.Character)); e != ".glb" && e != ".gltf" {
+			return nil, fmt.Errorf("--garment-from-character: --character %q is not a .glb/.gltf file", f.spec.Character)
+		}
 	}
 	pl, err := parsePlacement(f.place)
 	if err != nil {
