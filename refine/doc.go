@@ -30,8 +30,10 @@
 //     moduli and mass (a test checks the mass and rest lengths).
 //  4. Re-simulation: the red children form one cloth per piece; a vertex is
 //     free when every coarse triangle around it (or around its edge) is
-//     red, and otherwise hard-pinned to its place on the smooth coarse
-//     surface of each frame (cloth.Cloth.SetTarget), chen2015 step 5. The
+//     red, and otherwise held to its place on the smooth coarse surface of
+//     each frame (chen2015 step 5) by a stiff, critically damped spring
+//     (cloth.Attachment, cloth.Cloth.SetTarget; 3000 N/m, as sim holds its
+//     attached loops) which the strain limit may move. The
 //     cloth collides with the skinned body (collide.Collider). When the
 //     active set changes, the patch is rebuilt and the vertices it had
 //     keep their positions and velocities (carried over by key).

@@ -196,7 +196,7 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 		}
 		np.held = append(np.held, int32(i))
 		np.off = append(np.off, c.X[i].Sub(pc.kCur[k]))
-		c.Attach(cloth.Attachment{Vertex: i})
+		c.Attach(cloth.Attachment{Vertex: i, Stiffness: holdStiffness, Damping: 2 * math.Sqrt(holdStiffness*c.Mass[i])})
 	}
 	if body != nil {
 		np.col = collide.NewCollider(body, cp)
@@ -281,3 +281,10 @@ func (pc *piece) positionOf(k int32) geom.Vec3 {
 	}
 	return pc.kCur[k]
 }
+
+// holdStiffness (N/m) is the stiffness of the zero-length springs that
+// hold a patch's boundary to the coarse surface (critically damped per
+// vertex), as sim holds its attached loops (3000 N/m). A hard pin left
+// edges from a simulated vertex in body contact to a held one stretched
+// by up to 15 % (the strain limit may not move either end).
+const holdStiffness = 3000.0
