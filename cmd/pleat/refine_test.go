@@ -45,3 +45,28 @@ func TestRefineBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRefineSuit runs pleat refine on a few frames of the MakeHuman suit
+// walking (PLEAT_ASSETS), without the reference.
+func TestRefineSuit(t *testing.T) {
+	assets := os.Getenv("PLEAT_ASSETS")
+	if assets == "" {
+		t.Skip("PLEAT_ASSETS not set: the MakeHuman suit and the CMU walk are needed")
+	}
+	if testing.Short() {
+		t.Skip("simulates the suit")
+	}
+	dir := t.TempDir()
+	out, err := run(t, "refine", "--character", filepath.Join(assets, "makehuman"), "--garment", "male_casualsuit02",
+		"--motion", filepath.Join(assets, "mocap/cmu/02_01_walk.bvh"), "--fps", "30", "--end", "6", "--settle", "0.2",
+		"--every", "3", "--no-reference", "--renders", "", "--out", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "mean refined area 0.0000") {
+		t.Errorf("nothing refined:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refined/frame_00005.obj")); err != nil {
+		t.Error(err)
+	}
+}
