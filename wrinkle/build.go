@@ -273,15 +273,7 @@ func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, er
 	if err != nil {
 		return Record{}, err
 	}
-	e := encodeRecordHead(s, st, "")
-	e.u32(uint32(len(js)))
-	for i, j := range js {
-		t := ts[i]
-		e.u32(uint32(j))
-		for _, x := range [7]float64{t.R.W, t.R.X, t.R.Y, t.R.Z, t.T.X, t.T.Y, t.T.Z} {
-			e.f64(x)
-		}
-	}
+	e := encodeRecordHead(s, st, "", js, ts)
 	e.u32(uint32(len(resid)))
 	e.b = append(e.b, resid...)
 	return Record{Index: k, data: appendSection(nil, tagSmpl, e.b)}, nil
@@ -299,13 +291,18 @@ func (b *Build) EncodeMissing(k int, reason string, st SampleStats) (Record, err
 		return Record{}, fmt.Errorf("wrinkle: sample %d: missing sample reason must be 1 to %d bytes of UTF-8", k, maxReason)
 	}
 	s, _ := b.spec.Sample(k)
-	e := encodeRecordHead(s, st, reason)
+	js, ts, err := b.sampleTransforms(s)
+	if err != nil {
+		return Record{}, err
+	}
+	e := encodeRecordHead(s, st, reason, js, ts)
 	return Record{Index: k, data: appendSection(nil, tagSmpl, e.b)}, nil
 }
 
-// encodeRecordHead writes a record's sample, flags and stats, and for a
-// missing sample (reason not empty) the reason.
-func encodeRecordHead(s Sample, st SampleStats, reason string) *enc {
+// encodeRecordHead writes a record's sample, flags and stats, for a
+// missing sample (reason not empty) the reason, and the skinning
+// transforms: all but the positions.
+func encodeRecordHead(s Sample, st SampleStats, reason string, js []int, ts []geom.Rigid) *enc {
 	e := &enc{}
 	e.u32(uint32(s.Index))
 	e.u8(uint8(s.Role))
@@ -328,6 +325,14 @@ func encodeRecordHead(s Sample, st SampleStats, reason string) *enc {
 	if reason != "" {
 		e.u32(uint32(len(reason)))
 		e.b = append(e.b, reason...)
+	}
+	e.u32(uint32(len(js)))
+	for i, j := range js {
+		t := ts[i]
+		e.u32(uint32(j))
+		for _, x := range [7]float64{t.R.W, t.R.X, t.R.Y, t.R.Z, t.T.X, t.T.Y, t.T.Z} {
+			e.f64(x)
+		}
 	}
 	return e
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/pleat-dev/pleat/geom"
@@ -48,8 +49,8 @@ type StoredSample struct {
 	// synthesis fills it in from its valid neighbours.
 	Missing string
 	joints  []int
-	ts     []geom.Rigid
-	resid  []byte
+	ts      []geom.Rigid
+	resid   []byte
 }
 
 // ReadFile reads a .pdb file (see Read).
@@ -376,11 +377,6 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 			d.fail(name+".reason", "empty or not UTF-8")
 		}
 		ss.Missing = string(reason)
-		d.done(name)
-		if d.err != nil {
-			return ss, &FormatError{Field: name, Msg: d.err.Error()}
-		}
-		return ss, nil
 	}
 	nt := d.count(name+".transforms", db.Header.Rig.Joints)
 	for i := 0; i < nt && d.err == nil; i++ {
@@ -399,7 +395,9 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 		ss.joints = append(ss.joints, j)
 		ss.ts = append(ss.ts, geom.Rigid{R: q, T: geom.V(x[4], x[5], x[6])})
 	}
-	ss.resid = d.take(name+".positions", d.count(name+".positions", len(d.b)))
+	if ss.Missing == "" {
+		ss.resid = d.take(name+".positions", d.count(name+".positions", len(d.b)))
+	}
 	d.done(name)
 	if d.err != nil {
 		return ss, &FormatError{Field: name, Msg: d.err.Error()}
@@ -407,16 +405,15 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 	return ss, nil
 }
 
-// ErrMissing is wrapped by the error Positions returns for a missing
-// sample.
+// ErrMissing is wrapped by the error Stored returns for a missing sample.
 var ErrMissing = errors.New("wrinkle: sample is missing")
 
-// Positions decodes the settled positions of Samples[i] into dst (reused
-// if large enough) and returns it: within Header.Quantum/2 of the builder's
+// Stored decodes the settled positions of Samples[i] into dst (reused if
+// large enough) and returns it: within Header.Quantum/2 of the builder's
 // positions per coordinate at the vertices its role stores (StoredVerts),
 // the base skinned into the sample's pose elsewhere. A missing sample gives
 // an error wrapping ErrMissing.
-func (db *DB) Positions(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
+func (db *DB) Stored(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
 	if i < 0 || i >= len(db.Samples) {
 		return dst, fmt.Errorf("wrinkle: stored sample %d out of range [0, %d)", i, len(db.Samples))
 	}
@@ -429,12 +426,30 @@ func (db *DB) Positions(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
 		dst = make([]geom.Vec3, n)
 	}
 	dst = dst[:n]
-	pred := make([]geom.Vec3, n)
-	predict(pred, db.Base, db.Weights, sparseTransforms(db.Header.Rig.Joints, ss.joints, ss.ts))
+	pred := db.predicted(i)
 	if err := unresiduals(dst, pred, db.stored[ss.Role], db.Header.Quantum, ss.resid, fmt.Sprintf("sample %d.positions", ss.Index)); err != nil {
 		return dst, err
 	}
 	return dst, nil
+}
+
+// predicted returns Samples[i]'s predicted shape: the base skinned by
+// its recorded transforms into its pose.
+func (db *DB) predicted(i int) []geom.Vec3 {
+	ss := &db.Samples[i]
+	pred := make([]geom.Vec3, len(db.Rest))
+	predict(pred, db.Base, db.Weights, sparseTransforms(db.Header.Rig.Joints, ss.joints, ss.ts))
+	return pred
+}
+
+// Positions returns the positions of Samples[i] as synthesis uses them: a
+// stored sample's as Stored decodes them, a missing one's filled in (see
+// FillIn). dst is reused if large enough.
+func (db *DB) Positions(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
+	if i >= 0 && i < len(db.Samples) && db.Samples[i].Missing != "" {
+		return db.FillIn(i, dst)
+	}
+	return db.Stored(i, dst)
 }
 
 // Mesh returns the garment's rest mesh as stored (positions and triangles).
@@ -474,4 +489,131 @@ func (db *DB) CheckSpec(s *Spec) error {
 			Got:  fmt.Sprintf("%d samples (hash %.12s)", s.NumSamples(), got)}
 	}
 	return nil
+}
+
+// FillIn returns the positions of Samples[i] filled in from the stored
+// samples of its joint nearest on the grid, whether or not it is itself
+// stored (Positions uses it for missing samples). Per DoF, it takes the
+// nearest stored samples below and above along that axis (the other DoFs'
+// cells fixed), interpolated linearly in the cell index, or the one found;
+// the axes' estimates are averaged with weights 1/(grid distance to the
+// nearer one). Without any along the axes, the nearest stored sample of
+// the joint (grid L1 distance, then index) stands in. What is interpolated
+// are the samples' residuals over their predicted shapes (settled minus
+// the base skinned into their poses), added to this sample's predicted
+// shape: the limb's rotation is the skinning's, the wrinkles the
+// neighbours'. A joint without any stored sample gives the predicted
+// shape. dst is reused if large enough.
+func (db *DB) FillIn(i int, dst []geom.Vec3) ([]geom.Vec3, error) {
+	if i < 0 || i >= len(db.Samples) {
+		return dst, fmt.Errorf("wrinkle: stored sample %d out of range [0, %d)", i, len(db.Samples))
+	}
+	n := len(db.Rest)
+	if cap(dst) < n {
+		dst = make([]geom.Vec3, n)
+	}
+	dst = dst[:n]
+	copy(dst, db.predicted(i))
+	verts := db.stored[db.Samples[i].Role]
+	srcs, ws := db.fillSources(i)
+	var nb []geom.Vec3
+	for k, j := range srcs {
+		var err error
+		if nb, err = db.Stored(j, nb); err != nil {
+			return dst, err
+		}
+		pj := db.predicted(j)
+		for _, v := range verts {
+			dst[v] = dst[v].Add(nb[v].Sub(pj[v]).Scale(ws[k]))
+		}
+	}
+	return dst, nil
+}
+
+// fillSources returns the stored samples (indices into Samples, ascending)
+// FillIn interpolates Samples[i] from, and their weights (summing to 1).
+func (db *DB) fillSources(i int) ([]int, []float64) {
+	ss := &db.Samples[i]
+	js := db.Spec.JointSpec(ss.Joint)
+	g := js.Grid()
+	first := db.Spec.FirstSample(ss.Joint)
+	h := &db.Header
+	at := func(c [3]int) int { // the stored sample at cell c, or −1
+		k := first + (c[0]*g[1]+c[1])*g[2] + c[2]
+		if k < h.Shard || (k-h.Shard)%h.Shards != 0 {
+			return -1
+		}
+		j := (k - h.Shard) / h.Shards
+		if j == i || j >= len(db.Samples) || db.Samples[j].Missing != "" {
+			return -1
+		}
+		return j
+	}
+	acc := map[int]float64{}
+	total := 0.0
+	for d := 0; d < 3; d++ {
+		near := func(step int) (int, int) {
+			c := ss.Cell
+			for dist := 1; ; dist++ {
+				c[d] += step
+				if c[d] < 0 || c[d] >= g[d] {
+					return -1, 0
+				}
+				if j := at(c); j >= 0 {
+					return j, dist
+				}
+			}
+		}
+		lo, dlo := near(-1)
+		hi, dhi := near(+1)
+		switch {
+		case lo >= 0 && hi >= 0:
+			w := 1 / float64(min(dlo, dhi))
+			t := float64(dlo) / float64(dlo+dhi)
+			acc[lo] += w * (1 - t)
+			acc[hi] += w * t
+			total += w
+		case lo >= 0:
+			acc[lo] += 1 / float64(dlo)
+			total += 1 / float64(dlo)
+		case hi >= 0:
+			acc[hi] += 1 / float64(dhi)
+			total += 1 / float64(dhi)
+		}
+	}
+	if total == 0 {
+		best, bestD := -1, 0
+		for c0 := 0; c0 < g[0]; c0++ {
+			for c1 := 0; c1 < g[1]; c1++ {
+				for c2 := 0; c2 < g[2]; c2++ {
+					j := at([3]int{c0, c1, c2})
+					dist := abs(c0-ss.Cell[0]) + abs(c1-ss.Cell[1]) + abs(c2-ss.Cell[2])
+					if j >= 0 && (best < 0 || dist < bestD) {
+						best, bestD = j, dist
+					}
+				}
+			}
+		}
+		if best < 0 {
+			return nil, nil
+		}
+		return []int{best}, []float64{1}
+	}
+	srcs := make([]int, 0, len(acc))
+	for j := range acc {
+		srcs = append(srcs, j)
+	}
+	slices.Sort(srcs)
+	ws := make([]float64, len(srcs))
+	for k, j := range srcs {
+		ws[k] = acc[j] / total
+	}
+	return srcs, ws
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -36,10 +36,10 @@ import (
 //	SMPL  one per sample, in index order (see Build.EncodeSample):
 //	      index u32, role u8, angles 3 f64, flags u8 (bit 0 converged,
 //	      bit 1 missing), steps u32, residual f64, max strain f64, max
-//	      penetration f64, penetrating u32; then for a missing sample the
-//	      reason (u32 length, UTF-8), for a stored one the skinning
-//	      transforms of the joints its role moves (count u32; joint u32,
-//	      rotation w x y z and translation x y z f64 each) and its
+//	      penetration f64, penetrating u32; for a missing sample the
+//	      reason (u32 length, UTF-8); the skinning transforms of the
+//	      joints its role moves (count u32; joint u32, rotation w x y z
+//	      and translation x y z f64 each); for a stored sample its
 //	      residuals (length u32, bytes) over the role's stored vertices
 //	END   SHA-256 of every byte before this section
 //

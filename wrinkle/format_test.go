@@ -412,8 +412,10 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// TestMissingSample: a sample recorded as missing round-trips with its
-// reason and stats, stores no positions, and Positions says why.
+// TestMissingSample: samples recorded as missing round-trip with their
+// reason and stats and store no positions: Stored says why, Positions
+// fills them in from their stored neighbours' residuals (interpolated
+// between two, the nearer one at the end of the grid).
 func TestMissingSample(t *testing.T) {
 	in := shirtInput(t, smallSpec(t), 0, 1)
 	b, err := NewBuild(in)
@@ -421,16 +423,18 @@ func TestMissingSample(t *testing.T) {
 	j, err := OpenJournal(filepath.Join(t.TempDir(), "build.pdj"), b)
 	must(t, err)
 	defer j.Close()
-	const gone = 4
+	elbow, _ := in.Spec.JointOf(LeftElbow)
+	first := in.Spec.FirstSample(elbow)
+	mid, end := first+2, first+in.Spec.JointSpec(elbow).NumSamples()-1 // 60 and 120 degrees
 	for _, k := range j.Pending() {
-		if k == gone {
+		if k == mid || k == end {
 			must(t, j.AddMissing(k, "did not settle", stats(k)))
 			continue
 		}
 		s, _ := in.Spec.Sample(k)
 		must(t, j.Add(k, fakeSettle(in.Rig, in.Garment, in.Weights, s), stats(k)))
 	}
-	if _, err := b.EncodeMissing(gone, "", SampleStats{}); err == nil {
+	if _, err := b.EncodeMissing(mid, "", SampleStats{}); err == nil {
 		t.Error("EncodeMissing with no reason: no error")
 	}
 	var buf bytes.Buffer
@@ -438,16 +442,50 @@ func TestMissingSample(t *testing.T) {
 	db, err := Read(bytes.NewReader(buf.Bytes()))
 	must(t, err)
 	for i, ss := range db.Samples {
-		_, err := db.Positions(i, nil)
-		if ss.Index == gone {
-			if ss.Missing != "did not settle" || ss.Stats != stats(gone) || !errors.Is(err, ErrMissing) {
-				t.Errorf("missing sample: reason %q stats %+v, Positions error %v", ss.Missing, ss.Stats, err)
+		_, err := db.Stored(i, nil)
+		if ss.Index == mid || ss.Index == end {
+			if ss.Missing != "did not settle" || ss.Stats != stats(ss.Index) || !errors.Is(err, ErrMissing) {
+				t.Errorf("missing sample %d: reason %q stats %+v, Stored error %v", ss.Index, ss.Missing, ss.Stats, err)
 			}
 			continue
 		}
 		if ss.Missing != "" || err != nil {
-			t.Errorf("sample %d: missing %q, Positions error %v", ss.Index, ss.Missing, err)
+			t.Errorf("sample %d: missing %q, Stored error %v", ss.Index, ss.Missing, err)
 		}
+	}
+	resid := func(k int) []geom.Vec3 {
+		x, err := db.Stored(k, nil)
+		must(t, err)
+		p := db.predicted(k)
+		for v := range x {
+			x[v] = x[v].Sub(p[v])
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		k    int
+		from []int
+		w    []float64
+	}{{mid, []int{mid - 1, mid + 1}, []float64{0.5, 0.5}}, {end, []int{end - 1}, []float64{1}}} {
+		got, err := db.Positions(tc.k, nil)
+		must(t, err)
+		want := db.predicted(tc.k)
+		for n, k := range tc.from {
+			r := resid(k)
+			for _, v := range db.StoredVerts(LeftElbow) {
+				want[v] = want[v].Add(r[v].Scale(tc.w[n]))
+			}
+		}
+		worst := 0.0
+		for v := range got {
+			worst = math.Max(worst, got[v].Dist(want[v]))
+		}
+		if worst > 1e-12 {
+			t.Errorf("sample %d filled in %g m from %v weighted %v", tc.k, worst, tc.from, tc.w)
+		}
+	}
+	if _, err := NewSynthesizer(db, in.Rig, SynthOptions{Workers: 1}); err != nil {
+		t.Errorf("NewSynthesizer of a database with missing samples: %v", err)
 	}
 }
 

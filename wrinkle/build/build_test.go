@@ -240,7 +240,7 @@ func TestSampleError(t *testing.T) {
 		opt  Options
 		want string // in New's error, or Run's when New succeeds
 	}{
-		{"settle limit out of range", Options{Settle: sim.SettleOptions{MaxTime: 1e4}}, "sample 0 (left_elbow flex 0°): sim: settle time limit"},
+		{"settle limit out of range", Options{Settle: sim.SettleOptions{MaxTime: 1e4}}, "build: rest pose: sim: settle time limit"},
 		{"negative jobs", Options{Jobs: -1}, "Options.Jobs -1"},
 		{"bad shard", Options{Shard: 2, Shards: 2}, "Shard 2 of 2"},
 	} {
@@ -297,7 +297,7 @@ func TestSkipMissing(t *testing.T) {
 			}
 			var got []int
 			for i, ss := range db.Samples {
-				_, err := db.Positions(i, nil)
+				_, err := db.Stored(i, nil)
 				if ss.Missing != "" {
 					got = append(got, ss.Index)
 					if !errors.Is(err, wrinkle.ErrMissing) {
