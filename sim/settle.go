@@ -251,3 +251,39 @@ func (w *driftWindow) add(cloths []*cloth.Cloth) (float64, bool) {
 	slices.Sort(w.d)
 	return w.d[len(w.d)*99/100], true
 }
+
+// StartFrom places the garments at x, one slice per piece in the piece's
+// own vertex order (as Positions gives them), at rest (zero velocities):
+// the shape another simulator of the same Prepared settled into in the
+// pose this one starts in (the rest pose after New). It must come before
+// the first Step or SettleTo; the error names the piece or vertex at fault.
+func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
+	if s.frame != 0 || s.loops.bound {
+		return fmt.Errorf("sim: StartFrom after the simulation started (frame %d)", s.frame)
+	}
+	if len(x) != len(s.cloths) {
+		return fmt.Errorf("sim: StartFrom has %d pieces, the simulator %d", len(x), len(s.cloths))
+	}
+	for i, c := range s.cloths {
+		if len(x[i]) != len(c.X) {
+			return fmt.Errorf("sim: StartFrom piece %d (%s) has %d vertices, the simulator %d", i, s.pieces[i].Name, len(x[i]), len(c.X))
+		}
+		for v, p := range x[i] {
+			if !p.IsFinite() {
+				return fmt.Errorf("sim: StartFrom piece %d (%s) vertex %d is not finite", i, s.pieces[i].Name, v)
+			}
+		}
+	}
+	for i, c := range s.cloths {
+		o := s.pieces[i].order
+		for k := range c.X {
+			v := k
+			if o != nil {
+				v = int(o.perm[k])
+			}
+			c.X[k] = x[i][v]
+			c.V[k] = geom.Vec3{}
+		}
+	}
+	return nil
+}

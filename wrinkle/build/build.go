@@ -12,6 +12,7 @@ import (
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
@@ -111,17 +112,27 @@ type Builder struct {
 	garments []*character.Garment
 	opt      Options
 	prep     *sim.Prepared // every sample's simulator is built from it
+	start    [][]geom.Vec3 // the garments settled in the rest pose, per piece: every sample starts from it
+	rest     SampleResult  // that settle (Setup and Settle times, Stats)
 	build    *wrinkle.Build
 	pieces   []int // vertex offset of each simulator piece in the garment
 	verts    int
 	check    *poseChecker
 }
 
-// New prepares a build of spec for garments on ch: it binds the rig,
-// builds one simulator to learn the (refined) garment the samples are
-// simulated on, and prepares the database header (wrinkle.NewBuild) with
-// the simulator and settle settings recorded.
+// New is NewContext without a context.
 func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.Spec, opt Options) (*Builder, error) {
+	return NewContext(context.Background(), ch, garments, spec, opt)
+}
+
+// NewContext prepares a build of spec for garments on ch: it binds the
+// rig, prepares the (refined) garment the samples are simulated on,
+// settles it once in the rest pose (the start of every sample, and the
+// base shape the database predicts samples from), and prepares the
+// database header (wrinkle.NewBuild) with the simulator and settle
+// settings recorded. When ctx ends during the rest settle, it returns
+// ctx's error.
+func NewContext(ctx context.Context, ch *character.Character, garments []*character.Garment, spec *wrinkle.Spec, opt Options) (*Builder, error) {
 	if ch == nil || ch.Skeleton == nil || ch.Body == nil {
 		return nil, errors.New("build: no character")
 	}
@@ -154,8 +165,12 @@ func New(ch *character.Character, garments []*character.Garment, spec *wrinkle.S
 	if err != nil {
 		return nil, err
 	}
+	base, err := b.settleRest(ctx)
+	if err != nil {
+		return nil, err
+	}
 	b.build, err = wrinkle.NewBuild(wrinkle.BuildInput{
-		Rig: rig, Spec: spec, Name: names, Garment: g, Weights: w,
+		Rig: rig, Spec: spec, Name: names, Garment: g, Weights: w, Base: base,
 		Settings: settings, Quantum: opt.Quantum, Shard: opt.Shard, Shards: opt.Shards,
 	})
 	if err != nil {
@@ -181,7 +196,7 @@ type buildSettings struct {
 }
 
 func (b *Builder) settings() (json.RawMessage, error) {
-	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "rest pose, fresh simulator per sample"}
+	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "fresh simulator per sample, started from the garment settled once in the rest pose"}
 	s.Sim.Workers = 0 // does not change results
 	out, err := json.Marshal(s)
 	if err != nil {
@@ -189,6 +204,45 @@ func (b *Builder) settings() (json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+// settleRest settles the garments in the rest pose with a fresh
+// simulator, keeps the result as every sample's start and returns it
+// joined (the database's base shape). Every shard computes the same start
+// bit for bit (same inputs; Workers does not change results).
+func (b *Builder) settleRest(ctx context.Context) ([]geom.Vec3, error) {
+	t0 := time.Now()
+	sm, err := b.prep.New()
+	if err != nil {
+		return nil, fmt.Errorf("build: rest pose: %w", err)
+	}
+	defer sm.Close()
+	b.rest.Setup = time.Since(t0)
+	rest := skel.RestPose(b.ch.Skeleton)
+	rest.Root = b.opt.Sim.Root // where the simulator starts (sim.Prepare)
+	opt := b.opt.Settle
+	opt.Transition = 1e-9 // the pose does not change
+	var fr sim.Frame
+	sr, err := sm.SettleTo(ctx, rest, opt, &fr)
+	b.rest.Settle = time.Since(t0) - b.rest.Setup
+	if err != nil {
+		return nil, fmt.Errorf("build: rest pose: %w", err)
+	}
+	b.rest.Stats = wrinkle.SampleStats{Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
+		MaxStrain: sr.Stats.MaxStretch, MaxPenetration: sr.Stats.MaxDepth, Penetrating: sr.Stats.Deep}
+	b.start = fr.X
+	var base []geom.Vec3
+	for _, x := range fr.X {
+		base = append(base, x...)
+	}
+	if len(base) != b.verts {
+		return nil, fmt.Errorf("build: rest pose: the simulator has %d vertices, the garment %d", len(base), b.verts)
+	}
+	return base, nil
+}
+
+// RestSettle returns the rest-pose settle every sample starts from: its
+// simulator setup and settle times and its statistics.
+func (b *Builder) RestSettle() SampleResult { return b.rest }
 
 // Build returns the database build (header, shard samples).
 func (b *Builder) Build() *wrinkle.Build { return b.build }
@@ -272,6 +326,9 @@ func (b *Builder) simulate(ctx context.Context, k int) ([]geom.Vec3, SampleResul
 		return nil, res, &SampleError{s, err}
 	}
 	defer sm.Close()
+	if err := sm.StartFrom(b.start); err != nil {
+		return nil, res, &SampleError{s, err}
+	}
 	res.Setup = time.Since(t0)
 	var fr sim.Frame
 	sr, err := sm.SettleTo(ctx, pose, b.opt.Settle, &fr)
