@@ -49,8 +49,8 @@ func (p Part) String() string {
 // ("shoulder", "hip" with a side, "hand") are resolved in Parts.
 var partWords = map[string]string{
 	"hips": "hips", "pelvis": "hips", "hip": "hips",
-	"hipjoint": "hipjoint",
-	"upleg":    "upleg", "upperleg": "upleg", "thigh": "upleg", "femur": "upleg", "legupper": "upleg",
+	"hipjoint": "hipjoint", "root": "root",
+	"upleg": "upleg", "upperleg": "upleg", "thigh": "upleg", "femur": "upleg", "legupper": "upleg",
 	"leg": "leg", "lowerleg": "leg", "calf": "leg", "shin": "leg", "knee": "leg", "leglower": "leg", "tibia": "leg",
 	"foot": "foot", "ankle": "foot",
 	"toebase": "toe", "toe": "toe", "toes": "toe", "ball": "toe", "toe0": "toe",
@@ -207,7 +207,8 @@ var chainParts = map[string]bool{"spine": true, "neck": true}
 // "shoulder" is the upper arm where the side also has a collar or
 // clavicle, else the clavicle; a sided "hip" is the thigh where the side
 // has no other thigh joint, else the hip joint; "hand" is the palm where
-// the side also has a wrist, and "wrist" the hand. Joints it does not
+// the side also has a wrist, and "wrist" the hand; "root" is the hips
+// where no joint is called so (MakeHuman's default rig). Joints it does not
 // recognise, and End Site joints, get ok false.
 func Parts(sk *skel.Skeleton) (parts []Part, ok []bool) {
 	n := sk.NumJoints()
@@ -247,6 +248,12 @@ func Parts(sk *skel.Skeleton) (parts []Part, ok []bool) {
 			}
 		case "wrist":
 			p.Name = "hand"
+		case "root":
+			// MakeHuman's default rig: "root" is the hips. Elsewhere a
+			// root above the hips (Unreal's) stays a root.
+			if !has[Part{Name: "hips"}] {
+				p.Name = "hips"
+			}
 		}
 	}
 	return parts, ok

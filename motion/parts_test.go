@@ -60,6 +60,7 @@ func TestParsePart(t *testing.T) {
 		{"Bip01 Head", "head"},
 		{"Bip01", ""},
 		{"Reference", ""},
+		{"root", "root"},
 		{"HeadTop_End", ""},
 		{"", ""},
 		{"ring", "ring1"},
