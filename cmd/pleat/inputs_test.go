@@ -38,6 +38,10 @@ func TestBadFlagsFailFast(t *testing.T) {
 		{[]string{"simulate", "--out", filepath.Join(blocker, "y.glb")}, "output " + filepath.Join(blocker, "y.glb") + ": cannot create its folder"},
 		{[]string{"pose", "--out", dir}, "output " + dir + " is a folder"},
 		{[]string{"simulate", "--scene", "sheet", "--seconds-sim", "1e9", "--out", out}, "--seconds-sim 1e+09"},
+		{[]string{"pose", "--renders", "0,x", "--out", out}, `--renders: frame "x": not a number`},
+		{[]string{"pose", "--renders", "100000", "--out", out}, "--renders: frame 100000 out of range: the clip has"},
+		{[]string{"pose", "--units", "parsec", "--out", out}, "--units: "},
+		{[]string{"pose", "--up", "w", "--out", out}, "--up: "},
 	} {
 		start := time.Now()
 		text, err := run(t, tc.args...)

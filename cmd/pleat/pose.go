@@ -172,9 +172,16 @@ the output (--renders).`,
 			if err := checkWritable(out); err != nil {
 				return err
 			}
+			if _, err := parseFrames(renders, math.MaxInt); err != nil {
+				return fmt.Errorf("--renders: %w", err)
+			}
 			s, err := sf.load()
 			if err != nil {
 				return err
+			}
+			frames, err := parseFrames(renders, len(s.Clip.Poses))
+			if err != nil {
+				return fmt.Errorf("--renders: %w", err)
 			}
 			w := cmd.OutOrStdout()
 			describeScene(w, s)
@@ -190,10 +197,6 @@ the output (--renders).`,
 				return err
 			}
 			fmt.Fprintf(w, "wrote %s (%.1f MB) in %.2f s\n", out, float64(st.Size())/1e6, time.Since(start).Seconds())
-			frames, err := parseFrames(renders, len(s.Clip.Poses))
-			if err != nil {
-				return err
-			}
 			if len(frames) > 0 {
 				files, err := renderScene(s, frames, strings.TrimSuffix(out, filepath.Ext(out)), renderOpts{})
 				if err != nil {
