@@ -261,3 +261,12 @@ func ExampleParsePart() {
 	// Bip01 L Thigh -> upleg.L
 	// L_Thigh -> upleg.L
 }
+
+func BenchmarkAutoMap(b *testing.B) {
+	src := cmuSkeleton(b, func(s string) string { return convName(conventions["biped"], s) })
+	dst := cmuSkeleton(b, func(s string) string { return s })
+	b.ReportAllocs()
+	for b.Loop() {
+		AutoMap(src, dst)
+	}
+}

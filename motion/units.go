@@ -99,12 +99,21 @@ const NominalHeight = 1.6
 // then of its End Sites.
 // Joints with position channels are where Clip puts them (the value the
 // channels hold rather than OFFSET, which some exporters leave zero).
+// A b that fails Validate is measured by its OFFSETs alone, joints with a
+// bad parent taken as roots.
 func (b *BVH) restPositions() []geom.Vec3 {
 	pos := make([]geom.Vec3, len(b.Joints))
-	rest, _, _ := b.jointOffsets(1)
+	var rest []geom.Vec3
+	if b.Validate() == nil {
+		rest, _, _ = b.jointOffsets(1)
+	} else {
+		for _, jt := range b.Joints {
+			rest = append(rest, jt.Offset)
+		}
+	}
 	var ends []geom.Vec3
 	for j, jt := range b.Joints {
-		if jt.Parent >= 0 {
+		if jt.Parent >= 0 && jt.Parent < j {
 			pos[j] = pos[jt.Parent].Add(rest[j])
 		}
 		if jt.EndSite != nil {
@@ -199,8 +208,8 @@ type ClipInfo struct {
 // ClipWith converts b to a Clip like Clip, detecting or applying the file
 // unit and up axis of opt, and returns what it used with notes.
 func (b *BVH) ClipWith(opt ClipOptions) (*Clip, *ClipInfo, error) {
-	if len(b.Joints) == 0 {
-		return nil, nil, invalid("no joints")
+	if err := b.Validate(); err != nil {
+		return nil, nil, err
 	}
 	if opt.Unit != 0 && (!(opt.Unit > 0) || math.IsInf(opt.Unit, 0)) {
 		return nil, nil, fmt.Errorf("motion: unit %g m, want positive and finite", opt.Unit)

@@ -265,3 +265,24 @@ func TestClipWithWalk(t *testing.T) {
 	}
 	sameWorld(t, want, got, 0, 0)
 }
+
+// TestClipWithInvalid: a BVH built by hand with a bad parent or short
+// frames is an error, and the detectors do not panic on it.
+func TestClipWithInvalid(t *testing.T) {
+	c := synthClip(t)
+	b, err := c.BVH(OrderZYX, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := b.Clone()
+	bad.Joints[3].Parent = 40
+	bad.Frames[1] = bad.Frames[1][:5]
+	if _, _, err := bad.ClipWith(ClipOptions{}); err == nil {
+		t.Error("no error")
+	}
+	DetectUp(bad)
+	DetectUnit(bad, UpZ)
+	if h := bad.Height(UpY); !(h > 0) {
+		t.Errorf("height %g", h)
+	}
+}
