@@ -9,9 +9,11 @@ import (
 func newDBCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "db",
-		Short:   "Wrinkle databases (.pdb): inspect",
-		Example: `  pleat db inspect out/suit.pdb`,
+		Short:   "Wrinkle databases (.pdb): inspect, render",
+		Example: `  pleat db inspect out/suit.pdb
+  pleat db render out/suit.pdb --character $PLEAT_ASSETS/makehuman`,
 	}
+	cmd.AddCommand(newDBRenderCmd())
 	cmd.AddCommand(&cobra.Command{
 		Use:   "inspect FILE",
 		Short: "List a wrinkle database's joints, samples, sizes and build settings",
