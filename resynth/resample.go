@@ -17,9 +17,9 @@ const (
 	// indexRadius is the half-width of the moving average that smooths a
 	// block's frame indices into fractional ones.
 	indexRadius = 2
-	// transitionWindow is the number of frames averaged around a block
-	// boundary.
-	transitionWindow = 5
+	// DefaultWindow is the default number of frames averaged around a
+	// block boundary (Options.Window; the paper's 5).
+	DefaultWindow = 5
 )
 
 // blocks splits a path into blocks: runs in one clip whose index steps by
@@ -48,10 +48,10 @@ func (ix *index) blocks(path []int32) (id []int, lengths []int) {
 // frame indices smoothed within each block by a moving average of radius
 // indexRadius (narrowed near the block's ends so that they stay put), each
 // fractional index split between the two frames around it; then, for the
-// frames within transitionWindow/2 of a block boundary, the blends
-// averaged over the window with tent weights (1, 2, 3, 2, 1). It also
+// frames within window/2 of a block boundary, the blends averaged over
+// the window with tent weights (1, 2, 3, 2, 1 for 5 frames). It also
 // returns the fractional indices.
-func (ix *index) resample(path []int32) ([][]blend, []float64) {
+func (ix *index) resample(path []int32, window int) ([][]blend, []float64) {
 	nt := len(path)
 	id, _ := ix.blocks(path)
 	frac := make([]float64, nt)
@@ -82,7 +82,7 @@ func (ix *index) resample(path []int32) ([][]blend, []float64) {
 		}
 	}
 	out := make([][]blend, nt)
-	h := transitionWindow / 2
+	h := window / 2
 	tent := func(d int) float64 { return float64(h + 1 - abs(d)) }
 	for t := 0; t < nt; t++ {
 		mixed := false

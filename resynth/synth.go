@@ -28,9 +28,18 @@ type Options struct {
 	// Neighbours is the number of nearest database frames a transition may
 	// jump to (default 32).
 	Neighbours int
+	// ClothWeight weighs the cloth's change of state across a transition
+	// (the root-mean-square distance, in metres, between the two frames'
+	// garments carried back to the rest pose) in the transition cost;
+	// default 10, negative means 0 (the paper's skeleton-only cost).
+	ClothWeight float64
 	// ConstraintWeight is the weight of the joint-nearest vertices' targets
 	// in Eq. P1 relative to the Laplacian's mean diagonal (default 10).
 	ConstraintWeight float64
+	// Window is the number of frames (odd) over which the blends are
+	// averaged around a transition between blocks (default DefaultWindow,
+	// the paper's 5); 1 means no smoothing.
+	Window int
 	// Workers is the number of goroutines (default runtime.NumCPU()).
 	// Results do not depend on it.
 	Workers int
@@ -52,8 +61,17 @@ func (o *Options) defaults() {
 	if o.Neighbours == 0 {
 		o.Neighbours = 32
 	}
+	if o.ClothWeight == 0 {
+		o.ClothWeight = 10
+	}
+	if o.ClothWeight < 0 {
+		o.ClothWeight = 0
+	}
 	if o.ConstraintWeight == 0 {
 		o.ConstraintWeight = 10
+	}
+	if o.Window == 0 {
+		o.Window = DefaultWindow
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.NumCPU()
@@ -64,10 +82,13 @@ func (o *Options) check() error {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ConstraintWeight", o.ConstraintWeight}} {
+	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ClothWeight", o.ClothWeight}, {"ConstraintWeight", o.ConstraintWeight}} {
 		if !(v.x >= 0 && v.x < 1e6) {
 			return fmt.Errorf("resynth: option %s %g out of range [0, 1e6)", v.name, v.x)
 		}
+	}
+	if o.Window < 1 || o.Window > 121 || o.Window%2 == 0 {
+		return fmt.Errorf("resynth: option Window %d: want an odd number of frames from 1 to 121", o.Window)
 	}
 	if o.Neighbours < 1 || o.Neighbours > 4096 {
 		return fmt.Errorf("resynth: option Neighbours %d out of range [1, 4096]", o.Neighbours)
@@ -122,6 +143,10 @@ func New(db *DB, opt Options) (*Synth, error) {
 		return nil, fmt.Errorf("resynth: no joint of the rig moves the garment (skin weights)")
 	}
 	s.ix = newIndex(db, s.fs, opt.VelWeight, opt.Neighbours, s.pool)
+	if opt.ClothWeight > 0 {
+		desc, dim := clothDescriptors(db, s.ix, s.pool)
+		s.ix.addClothCost(desc, dim, opt.ClothWeight, s.pool)
+	}
 	s.ts = triSkins(g.Tris, g.Weights)
 	s.vinv = make([]geom.Mat3, len(g.Tris))
 	for t, tri := range g.Tris {
@@ -212,7 +237,7 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 		return nil, err
 	}
 	t2 := time.Now()
-	blends, frac := s.ix.resample(path)
+	blends, frac := s.ix.resample(path, s.opt.Window)
 	_, res.Blocks = s.ix.blocks(path)
 	n := s.ix.n()
 	for t, i := range path {

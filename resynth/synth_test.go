@@ -147,7 +147,7 @@ func TestResample(t *testing.T) {
 	if len(lens) != 2 || lens[0] != 6 || id[6] != 1 {
 		t.Fatalf("blocks %v %v", id, lens)
 	}
-	bl, frac := ix.resample(path)
+	bl, frac := ix.resample(path, DefaultWindow)
 	if frac[2] != (1.0+2+2+3+4)/5 {
 		t.Errorf("fractional index %g at the repeat", frac[2])
 	}

@@ -32,6 +32,9 @@ func (f *resynthFlags) add(cmd *cobra.Command) {
 	fl.Float64Var(&f.opt.Skip, "skip", 0, "penalty for repeating or dropping a database frame (0: 0.05)")
 	fl.Float64Var(&f.opt.VelWeight, "vel-weight", 0, "weight of joint velocities in the matching cost, seconds (0: 0.1)")
 	fl.IntVar(&f.opt.Neighbours, "neighbours", 0, "database frames a transition may jump to, nearest first (0: 32)")
+	fl.IntVar(&f.opt.Window, "window", 0, "frames (odd) over which transitions between database segments are smoothed (0: 5, the paper's)")
+	fl.Float64Var(&f.opt.ClothWeight, "cloth-weight", 0, "weight of the cloth's change of state (RMS distance in m, relative to the body) in the transition cost (0: 10; negative: off, skeleton only)")
+	fl.Float64Var(&f.opt.ConstraintWeight, "constraint-weight", 0, "weight of the joint-nearest vertices' targets relative to the mean diagonal of the Poisson system (0: 10)")
 }
 
 func newResynthCmd() *cobra.Command {
