@@ -90,6 +90,9 @@ func TestAutoNamesSixChannels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got.ClipMatch["UpperLeg_L"] != "LeftUpLeg" || got.ClipMatch["Index1_R"] != "RightHandFinger1" || ref.ClipMatch["LeftUpLeg"] != "LeftUpLeg" {
+		t.Errorf("ClipMatch %v", got.ClipMatch)
+	}
 	notes := strings.Join(got.Notes, "\n")
 	if !strings.Contains(notes, "file unit cmu") || !strings.Contains(notes, "matched to rig joints of other names by body part") {
 		t.Errorf("notes %q", got.Notes)

@@ -24,6 +24,10 @@ type Scene struct {
 	// Notes says what loading did that a user should know (frames dropped,
 	// resampling, grounding offset).
 	Notes []string
+	// ClipMatch maps, for a BVH clip, each clip joint (its name in the
+	// file) to the rig joint it drives, after the name map or the
+	// body-part matching (motion.AutoMap); nil for procedural clips.
+	ClipMatch motion.NameMap
 	// HideCovered leaves out of exported and rendered bodies the skin that
 	// the garments' .mhclo delete_verts mark as covered (see OutputBody).
 	// Off by default: the body is whole, so no holes open where cloth
@@ -325,6 +329,10 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
 	}
 	s.Notes = append(s.Notes, info.Notes...)
+	fileNames := make([]string, src.Skeleton.NumJoints())
+	for j := range fileNames {
+		fileNames[j] = src.Skeleton.Joint(j).Name
+	}
 	names, err := nameMap(spec.NameMap)
 	if err != nil {
 		return nil, err
@@ -363,6 +371,16 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 	}
 	if matched := countMatched(src.Skeleton, dst, match); matched < 3 {
 		return nil, fmt.Errorf("%s: only %d of its joints match the rig's names; give a name map (--name-map)", spec.Motion, matched)
+	}
+	s.ClipMatch = motion.NameMap{}
+	for j, orig := range fileNames {
+		n := src.Skeleton.Joint(j).Name
+		if t, ok := match[n]; ok {
+			n = t
+		}
+		if _, ok := dst.Index(n); ok {
+			s.ClipMatch[orig] = n
+		}
 	}
 	return clip, nil
 }
