@@ -125,7 +125,9 @@ func (b *BVH) restPositions() []geom.Vec3 {
 
 // DetectUp returns the up axis of b's rest skeleton and whether it was
 // recognised: the axis along which the head (ParsePart) is farthest from
-// the feet, if the names say which joints those are; UpY otherwise.
+// the feet, if the names say which joints those are; else Y or Z, the one
+// along which the skeleton is more than 1.5 times longer than along the
+// other (a standing skeleton is taller than deep); UpY otherwise.
 func DetectUp(b *BVH) (Up, bool) {
 	pos := b.restPositions()
 	var head, feet geom.Vec3
@@ -141,6 +143,15 @@ func DetectUp(b *BVH) (Up, bool) {
 		}
 	}
 	if nh == 0 || nf == 0 {
+		// No names to go by: a standing skeleton is taller than it is
+		// deep (its arms span X).
+		ey, ez := b.Height(UpY), b.Height(UpZ)
+		switch {
+		case ez > 1.5*ey:
+			return UpZ, true
+		case ey > 1.5*ez:
+			return UpY, true
+		}
 		return UpY, false
 	}
 	d := head.Scale(1 / float64(nh)).Sub(feet.Scale(1 / float64(nf)))
@@ -222,9 +233,9 @@ func (b *BVH) ClipWith(opt ClipOptions) (*Clip, *ClipInfo, error) {
 		var ok bool
 		info.Up, ok = DetectUp(b)
 		if ok {
-			info.Notes = append(info.Notes, fmt.Sprintf("motion: up axis %v (detected from the head and feet; set it with --up)", info.Up))
+			info.Notes = append(info.Notes, fmt.Sprintf("motion: up axis %v (detected from the skeleton; set it with --up)", info.Up))
 		} else {
-			info.Notes = append(info.Notes, "motion: up axis y (no head and feet joints recognised; set it with --up)")
+			info.Notes = append(info.Notes, "motion: up axis y (not detected: no head and feet joints recognised, and the skeleton is as deep as it is tall; set it with --up)")
 		}
 	}
 	if info.Unit == 0 {

@@ -114,6 +114,14 @@ func TestClipWithZUp(t *testing.T) {
 		t.Errorf("info %+v", info)
 	}
 	sameWorld(t, c, got, 0, 1e-9)
+	// Unrecognisable names: the skeleton's extent says Z.
+	anon := b.Clone()
+	for j := range anon.Joints {
+		anon.Joints[j].Name = "bone" + itoa(j)
+	}
+	if up, ok := DetectUp(anon); !ok || up != UpZ {
+		t.Errorf("anonymous joints: detected up %v, %v", up, ok)
+	}
 	// Forced Y up: the skeleton lies on its back.
 	flat, _, err := b.ClipWith(ClipOptions{Up: UpY, Unit: 0.01})
 	if err != nil {
