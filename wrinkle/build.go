@@ -216,6 +216,15 @@ func (b *Build) ShardSamples() []int {
 	return ks
 }
 
+// StoredVerts returns the vertices a sample of role r stores (see
+// DB.StoredVerts; shared: do not modify).
+func (b *Build) StoredVerts(r Role) []int32 {
+	if r >= NumRoles {
+		return nil
+	}
+	return b.stored[r]
+}
+
 // Spec returns the build's spec.
 func (b *Build) Spec() *Spec { return b.spec }
 

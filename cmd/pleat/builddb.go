@@ -193,13 +193,19 @@ func runBuilddb(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *sim
 		}
 	}
 	t0 := time.Now()
-	b, err := build.New(s.Character, s.Garments, spec, opt)
+	b, err := build.NewContext(ctx, s.Character, s.Garments, spec, opt)
 	if err != nil {
 		return err
 	}
 	h := b.Build().Header()
-	fmt.Fprintf(w, "building %d of %d samples (shard %d/%d) of %s, %d vertices, on %s; prepared in %.1f s\n",
-		len(b.Build().ShardSamples()), h.Samples, h.Shard, h.Shards, h.Garment.Name, b.NumVerts(), s.Character.Name, time.Since(t0).Seconds())
+	rest := b.RestSettle()
+	conv := "at rest"
+	if !rest.Stats.Converged {
+		conv = "NOT at rest"
+	}
+	fmt.Fprintf(w, "building %d of %d samples (shard %d/%d) of %s, %d vertices, on %s; prepared in %.1f s, the rest pose settled (%s) in %d frames (%.1f s), strain %.1f%%, depth %.1f mm\n",
+		len(b.Build().ShardSamples()), h.Samples, h.Shard, h.Shards, h.Garment.Name, b.NumVerts(), s.Character.Name, time.Since(t0).Seconds(),
+		conv, rest.Stats.Steps, (rest.Setup + rest.Settle).Seconds(), rest.Stats.MaxStrain*100, rest.Stats.MaxPenetration*1000)
 	sum, err := b.BuildFile(ctx, f.out, journal)
 	_ = bar.Finish()
 	printBuildSummary(w, sum)

@@ -73,20 +73,23 @@ func (r *Report) Write(w io.Writer) error {
 		shard = fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)
 	}
 	fmt.Fprintf(&sb, "samples   %d stored of the spec's %d (%s); quantum %.3g mm (spec hash %.12s)\n", len(db.Samples), h.Samples, shard, h.Quantum*1000, h.SpecHash)
-	fmt.Fprintf(&sb, "\n%-15s %8s %9s %11s %10s %11s  %s\n", "joint", "samples", "unsettled", "max strain", "max depth", "mean frames", "grid (degrees: min..max/step)")
+	fmt.Fprintf(&sb, "\n%-15s %8s %8s %9s %11s %10s %11s %8s  %s\n", "joint", "samples", "missing", "unsettled", "max strain", "max depth", "mean frames", "verts", "grid (degrees: min..max/step)")
 	for i, js := range db.Spec.Joints() {
 		var grid []string
 		for d := 0; d < js.Role.NumDoF(); d++ {
 			g := js.DoF[d]
 			grid = append(grid, fmt.Sprintf("%s %g..%g/%g", js.Role.DoFName(d), g.MinDeg, g.MaxDeg, g.StepDeg))
 		}
-		var n, unsettled int
+		var n, unsettled, missing int
 		var strain, depth, frames float64
 		for _, s := range db.Samples {
 			if s.Joint != i {
 				continue
 			}
 			n++
+			if s.Missing != "" {
+				missing++
+			}
 			if !s.Stats.Converged {
 				unsettled++
 			}
@@ -97,8 +100,13 @@ func (r *Report) Write(w io.Writer) error {
 		if n > 0 {
 			frames /= float64(n)
 		}
-		fmt.Fprintf(&sb, "%-15s %8s %9d %10.1f%% %7.1f mm %11.0f  %s\n", js.Role,
-			fmt.Sprintf("%d/%d", n, js.NumSamples()), unsettled, strain*100, depth*1000, frames, strings.Join(grid, ", "))
+		fmt.Fprintf(&sb, "%-15s %8s %8d %9d %10.1f%% %7.1f mm %11.0f %8d  %s\n", js.Role,
+			fmt.Sprintf("%d/%d", n, js.NumSamples()), missing, unsettled, strain*100, depth*1000, frames, len(db.StoredVerts(js.Role)), strings.Join(grid, ", "))
+	}
+	for _, s := range db.Samples {
+		if s.Missing != "" {
+			fmt.Fprintf(&sb, "missing   sample %d (%s): %s\n", s.Index, describe(s.Sample), s.Missing)
+		}
 	}
 	sb.WriteString("\nsections\n")
 	for _, s := range r.Sections {
