@@ -45,7 +45,7 @@ func ridgeInput(frames int) Input {
 
 func TestRunRidge(t *testing.T) {
 	in := ridgeInput(30)
-	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10}, nil)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Fraction: 0.5, Rings: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func boundaryLength(m *mesh.Mesh, top *mesh.Topology) float64 {
 // frames of the fixed-topology output.
 func TestAcceleration(t *testing.T) {
 	in := ridgeInput(40)
-	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Every: 4, Lead: 2, Hold: 3}, nil)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Fraction: 0.5, Rings: 3, Every: 4, Lead: 2, Hold: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
