@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pleat-dev/pleat/viewer"
 )
 
 // TestRefineProcedural runs pleat refine end to end on a few frames of the
@@ -28,6 +30,15 @@ func TestRefineProcedural(t *testing.T) {
 		"reference.glb", "report.txt", "refined.f0003.png", "reference.f0003.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
+		}
+	}
+	// The fixed-topology outputs play in pleat serve.
+	for _, f := range []string{"refined.glb", "refined.pc2"} {
+		a, err := viewer.Load(filepath.Join(dir, f), viewer.LoadOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+		} else if a.NumFrames != 4 {
+			t.Errorf("%s: %d frames, want 4", f, a.NumFrames)
 		}
 	}
 }
