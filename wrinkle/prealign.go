@@ -122,8 +122,9 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 		one := *db
 		one.Regions = reg
 		// One goroutine each: they run one after the other, beside the
-		// main synthesis and the coarse simulation.
-		s, err := NewSynthesizer(&one, rig, SynthOptions{Workers: 1})
+		// main synthesis and the coarse simulation, at the role's blend
+		// vertices only (Apply reads nothing else of ar.x).
+		s, err := NewSynthesizer(&one, rig, SynthOptions{Workers: 1, Verts: ar.verts})
 		if err != nil {
 			a.Close()
 			return nil, fmt.Errorf("wrinkle: prealign: %s: %w", ar.role, err)

@@ -20,6 +20,10 @@ type SynthOptions struct {
 	// (the caller's and Workers−1 helpers); 0 means runtime.GOMAXPROCS(0).
 	// Results do not depend on it.
 	Workers int
+	// Verts, if not nil, are the only vertices Synthesize writes (indices
+	// into the garment, each once); the other entries of its dst are left
+	// as they are. Only these vertices' samples are stored.
+	Verts []int32
 }
 
 // Clamp describes a pose angle outside the sampled range.
@@ -106,6 +110,10 @@ type Synthesizer struct {
 	warned  [NumRoles][3]bool
 	angles  [NumRoles]DoFs
 
+	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
+	// all), in ascending order.
+	verts []int32
+
 	pool     *pool
 	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
 	dst      []geom.Vec3      // Synthesize's dst while the loop runs
@@ -141,8 +149,28 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		byRole[js.Role] = len(s.roles)
 		s.roles = append(s.roles, rd)
 	}
+	var want []bool // nil: every vertex
+	if opt.Verts != nil {
+		want = make([]bool, n)
+		for i, v := range opt.Verts {
+			if v < 0 || int(v) >= n || want[v] {
+				return nil, fmt.Errorf("wrinkle: SynthOptions.Verts[%d] = %d: out of range [0, %d) or repeated", i, v, n)
+			}
+			want[v] = true
+		}
+		s.verts = make([]int32, 0, len(opt.Verts))
+		for v, ok := range want {
+			if ok {
+				s.verts = append(s.verts, int32(v))
+			}
+		}
+	}
 	lists := make([][]int32, len(s.roles)) // listed vertices per role
 	for v := 0; v < n; v++ {
+		if want != nil && !want[v] {
+			s.inflOff[v+1] = int32(len(s.infl))
+			continue
+		}
 		rs, ws := db.Regions.Influences(v)
 		if len(rs) == 0 {
 			s.restOff[v] = db.Base[v].Sub(db.Rest[v])
@@ -182,6 +210,9 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	}
 	s.pool = newPool(opt.Workers)
 	s.chunkFn = s.chunk
+	if s.verts != nil {
+		s.chunkFn = s.chunkVerts
+	}
 	runtime.AddCleanup(s, stopPool, s.pool.Pool)
 	return s, nil
 }
@@ -277,7 +308,8 @@ func (s *Synthesizer) Angles(r Role) DoFs { return s.angles[r] }
 func (s *Synthesizer) Close() { s.pool.stop() }
 
 // Synthesize writes the fine garment for pose p into dst[:NumVerts()]
-// (metres, world coordinates of the posed body). Angles outside a role's
+// (metres, world coordinates of the posed body; only the vertices
+// SynthOptions.Verts when set). Angles outside a role's
 // sampled range are clamped (Status.Clamped; SynthOptions.OnClamp is told
 // once). It allocates nothing, and its result does not depend on
 // SynthOptions.Workers. It returns an error, writing nothing, if p does
@@ -299,8 +331,11 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 	}
 	s.dst = dst
 	n := len(s.rest)
+	if s.verts != nil {
+		n = len(s.verts)
+	}
 	if n < s.parallel {
-		s.chunk(0, n)
+		s.chunkFn(0, n)
 	} else {
 		s.pool.run(n, synthChunk, s.chunkFn)
 	}
@@ -402,6 +437,19 @@ func (s *Synthesizer) chunk(lo, hi int) {
 			acc = acc.Add(off.Scale(float64(in.w)))
 		}
 		dst[v-lo] = s.pose(v, acc)
+	}
+}
+
+// chunkVerts is chunk for the vertices verts[lo:hi] (SynthOptions.Verts).
+func (s *Synthesizer) chunkVerts(lo, hi int) {
+	for _, v := range s.verts[lo:hi] {
+		acc := s.restOff[v]
+		for _, in := range s.infl[s.inflOff[v]:s.inflOff[v+1]] {
+			rd := &s.roles[in.role]
+			off := rd.offset(int(in.i), s.rest[v])
+			acc = acc.Add(off.Scale(float64(in.w)))
+		}
+		s.dst[v] = s.pose(int(v), acc)
 	}
 }
 

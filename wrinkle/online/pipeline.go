@@ -244,6 +244,10 @@ func (p *Pipeline) Close() {
 	if p.align != nil {
 		p.align.Close()
 	}
+	p.transfer.Close()
+	if p.push != nil {
+		p.push.Close()
+	}
 }
 
 func (p *Pipeline) synthLoop() {
