@@ -20,9 +20,9 @@ type poisson struct {
 	ew   [][3]float64
 	edge [][3]geom.Vec3
 	tris [][3]int32
-	// Constraint vertices and weight w_c.
+	// Constraint vertices and their weights w_c.
 	cons []int32
-	wc   float64
+	wc   []float64
 	// Envelope Cholesky factor in the permuted order: row i holds columns
 	// first[i]..i at val[start[i]:start[i+1]], the diagonal last.
 	perm  []int32 // perm[new] = old
@@ -40,9 +40,9 @@ const (
 )
 
 // newPoisson builds and factors the system for the rest mesh with the
-// given constrained vertices; cw is the constraint weight relative to the
-// mean diagonal of the Laplacian.
-func newPoisson(rest []geom.Vec3, tris [][3]int32, cons []int32, cw float64) (*poisson, error) {
+// given constrained vertices; cw are their weights relative to the mean
+// diagonal of the Laplacian.
+func newPoisson(rest []geom.Vec3, tris [][3]int32, cons []int32, cw []float64) (*poisson, error) {
 	n := len(rest)
 	p := &poisson{n: n, tris: tris, cons: cons, ew: make([][3]float64, len(tris)), edge: make([][3]geom.Vec3, len(tris))}
 	mean := 0.0
@@ -80,9 +80,10 @@ func newPoisson(rest []geom.Vec3, tris [][3]int32, cons []int32, cw float64) (*p
 		md += d
 	}
 	md /= float64(n)
-	p.wc = cw * md
-	for _, c := range cons {
-		diag[c] += p.wc
+	p.wc = make([]float64, len(cons))
+	for k, c := range cons {
+		p.wc[k] = cw[k] * md
+		diag[c] += p.wc[k]
 	}
 	adj := make([][]int32, n)
 	pairs := make([]pair, 0, len(off))
@@ -193,9 +194,9 @@ func (p *poisson) rhs(b []float64, f []geom.Mat3, y []geom.Vec3) {
 	}
 	for k, c := range p.cons {
 		i := p.inv[c]
-		bx[i] += p.wc * y[k].X
-		by[i] += p.wc * y[k].Y
-		bz[i] += p.wc * y[k].Z
+		bx[i] += p.wc[k] * y[k].X
+		by[i] += p.wc[k] * y[k].Y
+		bz[i] += p.wc[k] * y[k].Z
 	}
 }
 
