@@ -24,7 +24,8 @@ import (
 // vertices, and T(g) the transfer's offsets (Transfer.Offsets, Eqs. 5–6
 // smoothed). Every other vertex gets the plain transfer f + T(f). Each
 // role's mesh comes from a Synthesizer of its own over the same samples,
-// restricted to that role's blend vertices.
+// restricted to that role's blend vertices, or from the main Synthesizer
+// as it blends (Share), which interpolates each role once for both.
 //
 // T is affine in the fine mesh (Eq. 5 subtracts a weighted mean of it,
 // Eq. 6 and the smoothing are linear), and g_J differs from f only at J's
@@ -134,6 +135,58 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	return a, nil
 }
 
+// Share makes s, a Synthesizer of the same database over all its
+// vertices, write the blending roles' own meshes as it synthesizes the
+// blended one: each blend vertex's roles are interpolated once, for both.
+// Prealign's own synthesizers are closed; Synthesize then does nothing,
+// and Apply uses the meshes of s's last Synthesize. The meshes are those
+// Synthesize would make, bit for bit. It returns an error, changing
+// nothing, if s's vertices or their roles are not the database's.
+func (a *Prealign) Share(s *Synthesizer) error {
+	n := len(a.up)
+	if s.NumVerts() != n || s.verts != nil {
+		return fmt.Errorf("wrinkle: prealign: synthesizer of %d vertices (subset %v), want all %d", s.NumVerts(), s.verts != nil, n)
+	}
+	idx := make([]int, len(a.roles)) // alignRole → s.roles index
+	for k, ar := range a.roles {
+		idx[k] = -1
+		for i := range s.roles {
+			if s.roles[i].role == ar.role {
+				idx[k] = i
+			}
+		}
+		if idx[k] < 0 {
+			return fmt.Errorf("wrinkle: prealign: the synthesizer does not sample %s", ar.role)
+		}
+	}
+	for i, v := range a.bv {
+		ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
+		want := a.bRole[a.bStart[i]:a.bStart[i+1]]
+		if len(ins) != len(want) {
+			return fmt.Errorf("wrinkle: prealign: vertex %d has %d roles in the synthesizer, %d in the database", v, len(ins), len(want))
+		}
+		for _, k := range want {
+			found := false
+			for _, in := range ins {
+				found = found || int(in.role) == idx[k]
+			}
+			if !found {
+				return fmt.Errorf("wrinkle: prealign: vertex %d: the synthesizer lacks role %s", v, a.roles[k].role)
+			}
+		}
+	}
+	s.roleX = make([][]geom.Vec3, len(s.roles))
+	for k := range a.roles {
+		ar := &a.roles[k]
+		if ar.synth != nil {
+			ar.synth.Close()
+			ar.synth = nil
+		}
+		s.roleX[idx[k]] = ar.x
+	}
+	return nil
+}
+
 // Close ends the per-role synthesizers' goroutines.
 func (a *Prealign) Close() {
 	for _, ar := range a.roles {
@@ -150,6 +203,9 @@ func (a *Prealign) NumRoles() int { return len(a.roles) }
 // may run while the coarse simulation steps; Apply uses its result.
 func (a *Prealign) Synthesize(p skel.Pose) error {
 	for k := range a.roles {
+		if a.roles[k].synth == nil {
+			continue // shared (Share)
+		}
 		if _, err := a.roles[k].synth.Synthesize(p, a.roles[k].x); err != nil {
 			return err
 		}

@@ -99,3 +99,80 @@ func TestPrealignMatchesDefinition(t *testing.T) {
 		tr.Close()
 	}
 }
+
+// TestPrealignShare checks that a Prealign sharing the main Synthesizer
+// (Share) gets each role's own mesh bit for bit as its own synthesizers
+// make it, for any worker count, with the blended mesh unchanged, and that
+// a synthesizer of a vertex subset is refused.
+func TestPrealignShare(t *testing.T) {
+	f := getFixture(t)
+	db, err := Read(bytes.NewReader(oneMachine(t)))
+	must(t, err)
+	fine := &mesh.Mesh{Verts: db.Rest, Tris: db.Tris}
+	c, err := NewCoarse(fine, db.Weights, CoarseOptions{Verts: 200})
+	must(t, err)
+	tr, err := NewTransfer(fine, c.Mesh, c.FinePiece, c.VertPiece, TransferOptions{Workers: 1})
+	must(t, err)
+	defer tr.Close()
+	poses := walkPoses(f.rig, 4)
+	own, err := NewPrealign(db, f.rig, tr)
+	must(t, err)
+	defer own.Close()
+	plain, err := NewSynthesizer(db, f.rig, SynthOptions{Workers: 1})
+	must(t, err)
+	defer plain.Close()
+	coarse := make([]geom.Vec3, len(c.Mesh.Verts))
+	for _, workers := range []int{1, 3} {
+		s, err := NewSynthesizer(db, f.rig, SynthOptions{Workers: workers})
+		must(t, err)
+		s.parallel = 1 // chunks even on this small shirt
+		a, err := NewPrealign(db, f.rig, tr)
+		must(t, err)
+		must(t, a.Share(s))
+		for k, p := range poses {
+			want := make([]geom.Vec3, len(db.Rest))
+			_, err := plain.Synthesize(p, want)
+			must(t, err)
+			must(t, own.Synthesize(p))
+			got := make([]geom.Vec3, len(db.Rest))
+			_, err = s.Synthesize(p, got)
+			must(t, err)
+			must(t, a.Synthesize(p)) // nothing to do
+			for v := range got {
+				if got[v] != want[v] {
+					t.Fatalf("%d workers, pose %d: vertex %d at %v, without sharing %v", workers, k, v, got[v], want[v])
+				}
+			}
+			for r := range a.roles {
+				for _, v := range a.roles[r].verts {
+					if a.roles[r].x[v] != own.roles[r].x[v] {
+						t.Fatalf("%d workers, pose %d: role %s vertex %d at %v, own synthesizer %v",
+							workers, k, a.roles[r].role, v, a.roles[r].x[v], own.roles[r].x[v])
+					}
+				}
+			}
+			for v, kk := range c.Kept {
+				coarse[v] = got[kk].Add(geom.V(0, -0.003, 0))
+			}
+			d1, d2 := make([]geom.Vec3, len(got)), make([]geom.Vec3, len(got))
+			must(t, a.Apply(got, coarse, d1))
+			must(t, own.Apply(want, coarse, d2))
+			for v := range d1 {
+				if d1[v] != d2[v] {
+					t.Fatalf("%d workers, pose %d: applied vertex %d at %v, without sharing %v", workers, k, v, d1[v], d2[v])
+				}
+			}
+		}
+		a.Close()
+		s.Close()
+	}
+	sub, err := NewSynthesizer(db, f.rig, SynthOptions{Workers: 1, Verts: []int32{0, 1, 2}})
+	must(t, err)
+	defer sub.Close()
+	a, err := NewPrealign(db, f.rig, tr)
+	must(t, err)
+	defer a.Close()
+	if err := a.Share(sub); err == nil {
+		t.Error("a synthesizer of 3 vertices accepted")
+	}
+}

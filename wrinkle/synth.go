@@ -113,6 +113,9 @@ type Synthesizer struct {
 	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
 	// all), in ascending order.
 	verts []int32
+	// roleX[k], if not nil, receives role k's own wrinkle mesh at each
+	// vertex with two influences or more (Prealign.Share).
+	roleX [][]geom.Vec3
 
 	pool     *pool
 	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
@@ -428,28 +431,53 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 // local offsets blended with its influence weights (Eq. 4), carried into
 // the pose by its skinning.
 func (s *Synthesizer) chunk(lo, hi int) {
-	dst := s.dst[lo:hi]
 	for v := lo; v < hi; v++ {
-		acc := s.restOff[v]
-		for _, in := range s.infl[s.inflOff[v]:s.inflOff[v+1]] {
-			rd := &s.roles[in.role]
-			off := rd.offset(int(in.i), s.rest[v])
-			acc = acc.Add(off.Scale(float64(in.w)))
-		}
-		dst[v-lo] = s.pose(v, acc)
+		s.vertex(v)
 	}
 }
 
 // chunkVerts is chunk for the vertices verts[lo:hi] (SynthOptions.Verts).
 func (s *Synthesizer) chunkVerts(lo, hi int) {
 	for _, v := range s.verts[lo:hi] {
-		acc := s.restOff[v]
-		for _, in := range s.infl[s.inflOff[v]:s.inflOff[v+1]] {
-			rd := &s.roles[in.role]
-			off := rd.offset(int(in.i), s.rest[v])
-			acc = acc.Add(off.Scale(float64(in.w)))
+		s.vertex(int(v))
+	}
+}
+
+// vertex synthesizes vertex v into s.dst[v] (and, for a vertex that
+// blends roles, each role's own mesh into s.roleX when set).
+func (s *Synthesizer) vertex(v int) {
+	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
+	if s.roleX != nil && len(ins) >= 2 {
+		s.blendVertex(v, ins)
+		return
+	}
+	acc := s.restOff[v]
+	for _, in := range ins {
+		rd := &s.roles[in.role]
+		off := rd.offset(int(in.i), s.rest[v])
+		acc = acc.Add(off.Scale(float64(in.w)))
+	}
+	p, q := s.skinning(v)
+	s.dst[v] = p.Add(q.Rotate(acc))
+}
+
+// blendVertex is vertex for a vertex of several roles, also writing each
+// role's own mesh (the role's offset alone, weight 1: what a Synthesizer
+// of that role alone gives) into s.roleX.
+func (s *Synthesizer) blendVertex(v int, ins []influence) {
+	var off [NumRoles]geom.Vec3
+	acc := s.restOff[v]
+	for k, in := range ins {
+		rd := &s.roles[in.role]
+		off[k] = rd.offset(int(in.i), s.rest[v])
+		acc = acc.Add(off[k].Scale(float64(in.w)))
+	}
+	p, q := s.skinning(v)
+	s.dst[v] = p.Add(q.Rotate(acc))
+	for k, in := range ins {
+		if x := s.roleX[in.role]; x != nil {
+			x[v] = p.Add(q.Rotate(s.restOff[v].Add(off[k].Scale(1))))
 		}
-		s.dst[v] = s.pose(int(v), acc)
 	}
 }
 
@@ -530,10 +558,10 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 	return q[0]
 }
 
-// pose returns LBS(rest_v) + R_v·acc: the blended local offset carried
-// into the pose by the vertex's skinning (R_v the normalised blend of its
-// joints' rotations, sign-aligned).
-func (s *Synthesizer) pose(v int, acc geom.Vec3) geom.Vec3 {
+// skinning returns LBS(rest_v) and R_v, the normalised blend of the
+// vertex's joints' rotations (sign-aligned): x = LBS(rest_v) + R_v·acc
+// carries a blended local offset acc into the pose.
+func (s *Synthesizer) skinning(v int) (geom.Vec3, geom.Quat) {
 	w := s.weights
 	r := s.rest[v]
 	var p geom.Vec3
@@ -549,5 +577,5 @@ func (s *Synthesizer) pose(v int, acc geom.Vec3) geom.Vec3 {
 		}
 		q = q.Add(mq.Scale(wi))
 	}
-	return p.Add(q.Normalize().Rotate(acc))
+	return p, q.Normalize()
 }

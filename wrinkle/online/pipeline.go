@@ -144,6 +144,11 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 			p.sim.Close()
 			return nil, fmt.Errorf("online: %w", err)
 		}
+		// The roles' own meshes come out of the main synthesis.
+		if err = p.align.Share(p.synth); err != nil {
+			p.sim.Close()
+			return nil, fmt.Errorf("online: %w", err)
+		}
 	}
 	if opt.Thickness >= 0 {
 		th := opt.Thickness
