@@ -23,6 +23,32 @@ type Eval struct {
 	Result        *Result
 }
 
+// Transition reports whether frame f lies within radius frames of a
+// boundary between two of the path's blocks.
+func (r *Result) Transition(f, radius int) bool {
+	start := 0
+	for _, n := range r.Blocks[:max(len(r.Blocks)-1, 0)] {
+		start += n // the first frame of the next block
+		if f >= start-radius-1 && f <= start+radius {
+			return true
+		}
+	}
+	return false
+}
+
+// OverTransitions returns how many of the frames whose acceleration ratio
+// exceeds 2 (over ground truth of at least floor m/s²) lie within the
+// transition window (DefaultWindow/2 + 1 frames) of a block boundary.
+func (e *Eval) OverTransitions(floor float64) int {
+	n := 0
+	for f := 1; f+1 < len(e.Acc); f++ {
+		if e.TruthAcc[f] >= floor && e.TruthAcc[f] > 0 && e.Acc[f] > 2*e.TruthAcc[f] && e.Result != nil && e.Result.Transition(f, DefaultWindow/2+1) {
+			n++
+		}
+	}
+	return n
+}
+
 // MeanErr returns the mean of Err and of SkinErr.
 func (e *Eval) MeanErr() (resynth, skin float64) {
 	return mean(e.Err), mean(e.SkinErr)

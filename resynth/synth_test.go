@@ -228,3 +228,12 @@ func TestAnchorsExact(t *testing.T) {
 		}
 	}
 }
+
+func TestTransition(t *testing.T) {
+	r := &Result{Blocks: []int{10, 5, 20}} // boundaries before frames 10 and 15
+	for f, want := range map[int]bool{0: false, 6: false, 7: true, 9: true, 12: true, 13: true, 14: true, 17: true, 18: false, 30: false} {
+		if got := r.Transition(f, 2); got != want {
+			t.Errorf("frame %d: %v, want %v", f, got, want)
+		}
+	}
+}
