@@ -229,11 +229,12 @@ func (b *BVH) ClipWith(opt ClipOptions) (*Clip, *ClipInfo, error) {
 		return nil, nil, fmt.Errorf("motion: unknown up axis %v", opt.Up)
 	}
 	info := &ClipInfo{Unit: opt.Unit, Up: opt.Up}
+	var detected []string
 	if info.Up == UpAuto {
 		var ok bool
 		info.Up, ok = DetectUp(b)
 		if ok {
-			info.Notes = append(info.Notes, fmt.Sprintf("motion: up axis %v (detected from the skeleton; set it with --up)", info.Up))
+			detected = append(detected, fmt.Sprintf("up axis %v", info.Up))
 		} else {
 			info.Notes = append(info.Notes, "motion: up axis y (not detected: no head and feet joints recognised, and the skeleton is as deep as it is tall; set it with --up)")
 		}
@@ -241,8 +242,12 @@ func (b *BVH) ClipWith(opt ClipOptions) (*Clip, *ClipInfo, error) {
 	if info.Unit == 0 {
 		u, _ := DetectUnit(b, info.Up)
 		info.Unit, info.UnitName = u.Metres, u.Name
-		info.Notes = append(info.Notes, fmt.Sprintf("motion: file unit %s = %g m (detected from the skeleton's height, %.3g units; set it with --units)", u.Name, u.Metres, b.Height(info.Up)))
-	} else {
+		detected = append(detected, fmt.Sprintf("file unit %s = %g m", u.Name, u.Metres))
+	}
+	if len(detected) > 0 {
+		info.Notes = append(info.Notes, fmt.Sprintf("motion: %s detected from the rest skeleton (%.3g units tall; set with --up, --units)", strings.Join(detected, ", "), b.Height(info.Up)))
+	}
+	if info.UnitName == "" {
 		for _, u := range Units {
 			if u.Metres == info.Unit {
 				info.UnitName = u.Name

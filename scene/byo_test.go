@@ -163,7 +163,7 @@ func TestZUpCentimetreClip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sp.Units == 0 && !strings.Contains(strings.Join(got.Notes, "\n"), "up axis z (detected") {
+		if sp.Units == 0 && !strings.Contains(strings.Join(got.Notes, "\n"), "up axis z, file unit cm = 0.01 m detected from the rest skeleton") {
 			t.Errorf("notes %q", got.Notes)
 		}
 		for f := range ref.Clip.Poses {
