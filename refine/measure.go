@@ -31,6 +31,10 @@ type Measure struct {
 	// triangle's four children (the coarse triangle itself for Coarse).
 	// Reference is 0 without a reference.
 	Coarse, Refined, Reference float64
+	// WholeCoarse, WholeRefined and WholeReference are Σ|H_i|A_i over
+	// every interior vertex of the garments (metrics.Curvature's sum):
+	// the wrinkles outside the regions count too.
+	WholeCoarse, WholeRefined, WholeReference float64
 	// Verts counts the frame's refined mesh vertices; Deep those more than
 	// 2 mm inside the body (collide.DeepPenetration).
 	Verts, Deep int
@@ -102,10 +106,13 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 	nk := len(pr.Coarse.Verts) + len(top.coarse.Edges)
 	kc.h = resize(kc.h, nk)
 	h := absMean(fm, top.fine)
+	ms.WholeRefined += wholeSum(fm, top.fine, h)
 	for v, k := range bl.Keys {
 		kc.h[k] = h[v]
 	}
-	hc := absMean(&mesh.Mesh{Verts: pr.coarseFrame(f), Tris: pr.Coarse.Tris}, top.coarse)
+	cm := &mesh.Mesh{Verts: pr.coarseFrame(f), Tris: pr.Coarse.Tris}
+	hc := absMean(cm, top.coarse)
+	ms.WholeCoarse += wholeSum(cm, top.coarse, hc)
 	if ref != nil {
 		rm := *ref.Meshes[i]
 		rm.Verts = ref.Frames[i][f]
@@ -114,6 +121,7 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 			return err
 		}
 		hr := absMean(&rm, rt)
+		ms.WholeReference += wholeSum(&rm, rt, hr)
 		kc.hRef = resize(kc.hRef, nk)
 		for k, v := range ref.Keys[i] {
 			if v >= 0 {
@@ -246,4 +254,9 @@ func resize(s []float64, n int) []float64 {
 	s = s[:n]
 	clear(s)
 	return s
+}
+
+// wholeSum is Σ|H_i|A_i over the interior vertices (mixed areas).
+func wholeSum(m *mesh.Mesh, top *mesh.Topology, h []float64) float64 {
+	return mesh.SummarizeCurvature(h, mesh.MixedAreas(m, nil), top).AbsSum
 }

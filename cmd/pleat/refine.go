@@ -33,6 +33,7 @@ type refineFlags struct {
 	method      string
 	noReference bool
 	renders     string
+	substeps    int
 }
 
 func newRefineCmd() *cobra.Command {
@@ -89,6 +90,7 @@ report.txt, and PNG renders with curvature heat maps (--renders).`,
 	fl.IntVar(&rf.p.Every, "every", 5, "frames between changes of the refined regions")
 	fl.IntVar(&rf.p.Lead, "lead", 5, "frames a region is refined before its curvature is found")
 	fl.IntVar(&rf.p.Hold, "hold", 10, "frames a region stays refined after its curvature is last found")
+	fl.IntVar(&rf.substeps, "patch-substeps", 0, "cloth substeps per frame of the refined patches (0: as the coarse simulation)")
 	fl.BoolVar(&rf.noReference, "no-reference", false, "skip the uniformly refined reference simulation")
 	fl.StringVar(&rf.renders, "renders", "middle", `frames to render (coarse, refined, reference, with heat maps; "" for none)`)
 	return cmd
@@ -108,6 +110,9 @@ func (rf *refineFlags) resolve() error {
 	rf.p.MethodSet = true
 	if !(rf.p.Peak > 0 && rf.p.Peak <= 1e4) || !(rf.p.Fraction > 0 && rf.p.Fraction <= 1) {
 		return fmt.Errorf("--peak %g, --fraction %g: want (0, 1e4] and (0, 1]", rf.p.Peak, rf.p.Fraction)
+	}
+	if rf.substeps < 0 || rf.substeps > 1000 {
+		return fmt.Errorf("--patch-substeps %d out of range [0, 1000]", rf.substeps)
 	}
 	if rf.p.Rings < 0 || rf.p.Rings > 100 || rf.p.Every < 1 || rf.p.Every > 1000 || rf.p.Lead < 0 || rf.p.Lead > 1000 || rf.p.Hold < 0 || rf.p.Hold > 1000 {
 		return fmt.Errorf("--rings %d, --every %d, --lead %d, --hold %d out of range", rf.p.Rings, rf.p.Every, rf.p.Lead, rf.p.Hold)
@@ -147,6 +152,9 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 	run := &refineRun{s: s}
 	if opt.MaxDt > 0 {
 		rf.p.MaxDt = opt.MaxDt // --substeps for the patches too
+	}
+	if rf.substeps > 0 {
+		rf.p.MaxDt = 1 / (s.Clip.FPS * float64(rf.substeps))
 	}
 	t, c := time.Now(), cpuNow()
 	if run.coarse, err = simulateBar(ctx, cmd, s, opt, "coarse"); err != nil {
@@ -394,6 +402,9 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		sum.Coarse += m.Coarse
 		sum.Refined += m.Refined
 		sum.Reference += m.Reference
+		sum.WholeCoarse += m.WholeCoarse
+		sum.WholeRefined += m.WholeRefined
+		sum.WholeReference += m.WholeReference
 		sum.Deep += m.Deep
 		sum.Verts += m.Verts
 		sum.Over += m.Over
@@ -420,6 +431,10 @@ func (r *refineRun) report(w io.Writer, path string) error {
 	fmt.Fprintf(&b, "curvature    ∫|H|dA over the regions, summed over frames: coarse %.3f m, refined %.3f m", sum.Coarse, sum.Refined)
 	if r.ref != nil {
 		fmt.Fprintf(&b, ", reference %.3f m: refined/reference %.3f (coarse/reference %.3f)", sum.Reference, sum.Refined/sum.Reference, sum.Coarse/sum.Reference)
+	}
+	fmt.Fprintf(&b, "\n             Σ|H|A over the whole garments: coarse %.3f m, refined %.3f m", sum.WholeCoarse, sum.WholeRefined)
+	if r.ref != nil {
+		fmt.Fprintf(&b, ", reference %.3f m: refined/reference %.3f (coarse/reference %.3f)", sum.WholeReference, sum.WholeRefined/sum.WholeReference, sum.WholeCoarse/sum.WholeReference)
 	}
 	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%)\n", sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1))
 	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%", 100*sum.MaxStrain, sum.Over, sum.Edges)
