@@ -94,6 +94,7 @@ environment variable PLEAT_ASSETS names the folder of the shared test assets.`,
 		newEvalCmd(),
 		newRefineCmd(),
 		newResynthCmd(),
+		newRealtimeCmd(),
 	)
 	return r
 }

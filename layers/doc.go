@@ -1,0 +1,64 @@
+// Package layers animates whole dressed characters in real time with the
+// three cloth layers of volino-cordier §3: each garment vertex is animated
+// by the cheapest method that looks right for how its region lies on the
+// body.
+//
+//   - Tight (§3.1): regions that keep a constant offset to the skin follow
+//     it by linear blend skinning with the garment's weights (blended from
+//     the body's by package character). No collision, no dynamics.
+//   - Loose (§3.2): regions that move within a small distance of the skin
+//     (sleeves, loose tops). Each vertex is a free particle (gravity and
+//     inertia, no springs) kept inside a sphere attached to the skin. The
+//     sphere's diameter follows the catenary approximation of Eqs. 11–16:
+//     the limb is a cylinder of radius r, the cloth across it a catenary
+//     y = a(cosh(x/a) − cosh(r/a)) (Eqs. 11, 13); the gap between the two
+//     (Eq. 14) is approximated by P(x) = C((x/r)² − 1) (Eq. 15) with
+//     C = a(1 − cosh(r/a)) + r (Eq. 16), and x/r = sin θ, θ the angle
+//     between the skin normal and the cloth's effective acceleration
+//     (gravity minus the skin's acceleration, Fig. 12). A vertex that
+//     leaves its sphere is put back by a kinematic correction of its
+//     position and velocity. No collision detection.
+//   - Floating (§3.3): regions that hang free of the body (skirts). A
+//     mass-spring system (a spring on every edge, explicit bending springs
+//     across edge-adjacent triangles) integrated by the implicit Euler step
+//     of §2.3 (Eqs. 6–10, Baraff–Witkin form, conjugate gradients with a
+//     block-Jacobi preconditioner, a fixed iteration cap), then Provot
+//     strain limiting, then collision with two capsules per leg (thigh and
+//     shin) fitted to the body's leg vertices in the rest pose. Each
+//     capsule tests only its candidate list: the floating vertices within
+//     Options.CandidateReach of it whose normals do not face into it,
+//     precomputed (§3.3, "a list of possible colliding vertices is defined
+//     for each segment"). The response is a kinematic correction of
+//     position and velocity (with friction).
+//
+// # Classification
+//
+// Classify assigns each vertex two blend weights from the rest pose: Loose
+// in [0,1] rises (smoothstep) from Options.TightDist to Options.LooseDist
+// of distance to the skin, and Float in [0,1] marks the floating region:
+// the vertices below the hip joints, connected (through garment edges
+// below the hips) to a seed vertex that hangs between the legs, below the
+// crotch, farther than LooseDist from the skin — cloth that can swing
+// across from one leg to the other, which trousers never have. Float rises
+// from 0 at the region's border with the rest of the garment to 1 over
+// Options.BlendBand of geodesic distance; vertices with Float below 1 are
+// pulled to their skinned position by a spring that weakens as Float grows,
+// and the border ring itself is pinned. Options.Groups overrides the
+// automatic choice per vertex group (mesh group or garment name). The
+// output is lerp(lerp(tight, loose, Loose), floating, Float).
+//
+// # Units and conventions
+//
+// SI inside: metres, seconds, kilograms, newtons. +Y is up, gravity
+// (0, −9.81, 0) m/s². Positions are world coordinates of the posed body.
+// The outfit's vertices are the garments' vertices one garment after the
+// other (Animator.Offsets), in their own order. An Animator is stepped one
+// frame of 1/Options.FPS s per Step; its first Step settles the dynamic
+// layers in the first pose for Options.Settle s.
+//
+// # Determinism and concurrency
+//
+// Everything runs serially on the calling goroutine; the same character,
+// garments, options and poses give bit-identical vertices. Step allocates
+// nothing. An Animator is used by one goroutine at a time.
+package layers
