@@ -222,6 +222,21 @@ type Collider struct {
 	lastMoved  float64
 	started    bool
 	stats      Stats
+
+	// The substep's values that Begin and End share with their chunks
+	// (beginChunk, endChunk), and those chunks as method values made once:
+	// a closure per call would allocate every substep.
+	sub            colliderSubstep
+	beginFn, endFn func(lo, hi int)
+}
+
+// colliderSubstep holds what Begin or End computed for the substep.
+type colliderSubstep struct {
+	ctx                        *cloth.StepContext
+	p                          Params
+	moved, h, th, band, target float64
+	vbody, mus, mud            float64
+	grav                       geom.Vec3
 }
 
 // NewCollider returns a collider of a cloth against body with parameters p.
@@ -298,133 +313,14 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 	}
 	c.lastMoved, c.started = b.moved, true
 	copy(c.x0, ctx.X)
-	h := ctx.Dt
-	grav := ctx.Cloth().Options().Gravity
 	th := p.Thickness
-	band, target := bandFactor*th, targetFactor*th
-	vbody := b.MaxSpeed()
-	mus, mud := p.StaticFriction, p.DynamicFriction
-	parallel(n, p.Workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			st := &c.st[i]
-			x, v := ctx.X[i], ctx.V[i]
-			// Distance bound: subtract the body's motion since the last
-			// End and any change made to X between steps.
-			st.free -= moved
-			if x != c.xEnd[i] {
-				st.free -= x.Dist(c.xEnd[i])
-			}
-			st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd, st.crossed = kNone, 0, 0, 0, 0, false, false, false
-			m := ctx.Mass(i)
-			if !(m > 0) {
-				st.d0 = math.Inf(1)
-				continue
-			}
-			r := band + h*(v.Len()+vbody) + h*h*grav.Len()
-			if st.free >= r {
-				st.d0 = st.free
-				continue
-			}
-			R := r + farFactor*band
-			var con Contact
-			var ok bool
-			if st.endOK && moved == 0 && x == c.xEnd[i] {
-				// End found the closest point of this very position on
-				// the body as it still is: the query would return it.
-				con = c.endCon[i]
-				ok = math.Abs(con.Dist) <= R
-			} else {
-				// The BVH's top boxes (8 box tests, a tenth of a search)
-				// often prove that nothing is within R, and by how much:
-				// a shirt vertex on the chest is far from the trousers it
-				// collides with, whose fast ankles make the distance bound
-				// run out every substep. 270 of the 331 searches per
-				// substep of the coarse suit's layer collider found nothing
-				// before this test.
-				if lb := b.bvh.LowerBound(x); lb > R {
-					st.endOK = false
-					st.free, st.d0 = lb, lb
-					continue
-				}
-				con, ok = b.queryHint(x, R, st.hint)
-			}
-			st.query = true
-			st.endOK = false
-			if !ok {
-				st.free, st.d0 = R, R
-				continue
-			}
-			st.hint, st.free, st.d0, st.bnd = con.Tri, math.Abs(con.Dist), con.Dist, con.Boundary
-			d := con.Dist
-			if d < -p.MaxDepth || d >= r {
-				continue
-			}
-			nrm := con.Normal
-			vb := b.VelocityAt(&con)
-			vrel := v.Sub(vb)
-			vn := vrel.Dot(nrm)
-			acc := grav // predicted acceleration (see the type's doc)
-			gn := acc.Dot(nrm)
-			pred := vn + h*gn // predicted relative normal velocity
-			// Smallest relative normal velocity that ends the substep at
-			// the target distance (positive: a correction out).
-			vmin := min(-(d-target)/h, maxCorrection, c.maxMove[i]/h)
-			// A contact whose normal flipped since the last substep is
-			// pinched between two facing parts of the surface (a fold or a
-			// self-intersection of the skinned body, e.g. armpit, crotch):
-			// no position is clear of both, so hold it without correction
-			// rather than push it back and forth.
-			pinched := st.active && nrm.Dot(st.n) < 0
-			if pinched {
-				vmin = min(vmin, 0)
-			} else if d < th {
-				// A gap narrower than twice the target distance (thighs
-				// at the crotch): aim at its middle instead of into the
-				// facing surface (a vertex past the middle is held, not
-				// pulled back). Checked only inside the safety distance:
-				// from d ≥ th the correction is at most target − th
-				// (0.6 mm) and every other surface is at least d away, so
-				// it leaves the vertex at least th − 0.6 mm from a facing
-				// one, whose own check takes over in the next substep.
-				// Checking up to target doubled the checks (6 % of a
-				// coarse frame) and changed nothing measurable (10
-				// jittered runs each of the MakeHuman walk and kick, 4 of
-				// three procedural clips).
-				if s, ok := b.gap(x, &con, target); ok {
-					vmin = min(max(s, 0)/h, maxCorrection, c.maxMove[i]/h)
-				}
-			}
-			keep := st.active && d < band
-			if !keep && (pred >= vmin || (d > target && d+h*pred >= band)) {
-				st.active = false
-				continue
-			}
-			corr := max(vmin, 0) // the part that only corrects the position
-			st.kind, st.n, st.vb, st.corr = kSlide, nrm, vb, corr
-			st.dv = nrm.Scale(vmin - vn)
-			if mud == 0 && mus == 0 {
-				continue
-			}
-			// Normal velocity change per substep due to the contact: from
-			// the last reaction when the contact persists, else predicted.
-			jn := max(min(vmin, 0)-pred, 0)
-			if st.active {
-				jn = max(jn, st.aN*h)
-			}
-			vt := vrel.AddScaled(-vn, nrm)
-			vtp := vt.Add(acc.AddScaled(-gn, nrm).Scale(h))
-			lt := vtp.Len()
-			var k float64
-			if lt <= mus*jn {
-				// Friction can stop it: regularised static friction, at
-				// most μs·N unless it already slides faster than vReg.
-				st.kind, k = kStick, mus*jn/max(vt.Len(), vReg)
-			} else {
-				k = mud * jn / max(lt-mud*jn, vReg)
-			}
-			st.fc = min(k, maxGain) * m / h
-		}
-	})
+	c.sub = colliderSubstep{ctx: ctx, p: p, moved: moved, h: ctx.Dt, th: th, band: bandFactor * th, target: targetFactor * th,
+		vbody: b.MaxSpeed(), mus: p.StaticFriction, mud: p.DynamicFriction, grav: ctx.Cloth().Options().Gravity}
+	if c.beginFn == nil {
+		c.beginFn = c.beginChunk
+	}
+	parallel(n, p.Workers, c.beginFn)
+	h := c.sub.h
 	// Contacts that cannot both hold: two vertices of an edge touching
 	// opposed surfaces (normals more than 120° apart), each behind the
 	// other's contact plane. The edge then passes through a part of the body thinner than itself, which
@@ -506,6 +402,133 @@ func (c *Collider) Begin(ctx *cloth.StepContext) error {
 	}
 	c.stats = s
 	return nil
+}
+
+// beginChunk is Begin's work on vertices [lo, hi).
+func (c *Collider) beginChunk(lo, hi int) {
+	sub := &c.sub
+	ctx, p, b := sub.ctx, &sub.p, c.Body
+	moved, h, th, band, target := sub.moved, sub.h, sub.th, sub.band, sub.target
+	vbody, mus, mud, grav := sub.vbody, sub.mus, sub.mud, sub.grav
+	for i := lo; i < hi; i++ {
+		st := &c.st[i]
+		x, v := ctx.X[i], ctx.V[i]
+		// Distance bound: subtract the body's motion since the last
+		// End and any change made to X between steps.
+		st.free -= moved
+		if x != c.xEnd[i] {
+			st.free -= x.Dist(c.xEnd[i])
+		}
+		st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd, st.crossed = kNone, 0, 0, 0, 0, false, false, false
+		m := ctx.Mass(i)
+		if !(m > 0) {
+			st.d0 = math.Inf(1)
+			continue
+		}
+		r := band + h*(v.Len()+vbody) + h*h*grav.Len()
+		if st.free >= r {
+			st.d0 = st.free
+			continue
+		}
+		R := r + farFactor*band
+		var con Contact
+		var ok bool
+		if st.endOK && moved == 0 && x == c.xEnd[i] {
+			// End found the closest point of this very position on
+			// the body as it still is: the query would return it.
+			con = c.endCon[i]
+			ok = math.Abs(con.Dist) <= R
+		} else {
+			// The BVH's top boxes (8 box tests, a tenth of a search)
+			// often prove that nothing is within R, and by how much:
+			// a shirt vertex on the chest is far from the trousers it
+			// collides with, whose fast ankles make the distance bound
+			// run out every substep. 270 of the 331 searches per
+			// substep of the coarse suit's layer collider found nothing
+			// before this test.
+			if lb := b.bvh.LowerBound(x); lb > R {
+				st.endOK = false
+				st.free, st.d0 = lb, lb
+				continue
+			}
+			con, ok = b.queryHint(x, R, st.hint)
+		}
+		st.query = true
+		st.endOK = false
+		if !ok {
+			st.free, st.d0 = R, R
+			continue
+		}
+		st.hint, st.free, st.d0, st.bnd = con.Tri, math.Abs(con.Dist), con.Dist, con.Boundary
+		d := con.Dist
+		if d < -p.MaxDepth || d >= r {
+			continue
+		}
+		nrm := con.Normal
+		vb := b.VelocityAt(&con)
+		vrel := v.Sub(vb)
+		vn := vrel.Dot(nrm)
+		acc := grav // predicted acceleration (see the type's doc)
+		gn := acc.Dot(nrm)
+		pred := vn + h*gn // predicted relative normal velocity
+		// Smallest relative normal velocity that ends the substep at
+		// the target distance (positive: a correction out).
+		vmin := min(-(d-target)/h, maxCorrection, c.maxMove[i]/h)
+		// A contact whose normal flipped since the last substep is
+		// pinched between two facing parts of the surface (a fold or a
+		// self-intersection of the skinned body, e.g. armpit, crotch):
+		// no position is clear of both, so hold it without correction
+		// rather than push it back and forth.
+		pinched := st.active && nrm.Dot(st.n) < 0
+		if pinched {
+			vmin = min(vmin, 0)
+		} else if d < th {
+			// A gap narrower than twice the target distance (thighs
+			// at the crotch): aim at its middle instead of into the
+			// facing surface (a vertex past the middle is held, not
+			// pulled back). Checked only inside the safety distance:
+			// from d ≥ th the correction is at most target − th
+			// (0.6 mm) and every other surface is at least d away, so
+			// it leaves the vertex at least th − 0.6 mm from a facing
+			// one, whose own check takes over in the next substep.
+			// Checking up to target doubled the checks (6 % of a
+			// coarse frame) and changed nothing measurable (10
+			// jittered runs each of the MakeHuman walk and kick, 4 of
+			// three procedural clips).
+			if s, ok := b.gap(x, &con, target); ok {
+				vmin = min(max(s, 0)/h, maxCorrection, c.maxMove[i]/h)
+			}
+		}
+		keep := st.active && d < band
+		if !keep && (pred >= vmin || (d > target && d+h*pred >= band)) {
+			st.active = false
+			continue
+		}
+		corr := max(vmin, 0) // the part that only corrects the position
+		st.kind, st.n, st.vb, st.corr = kSlide, nrm, vb, corr
+		st.dv = nrm.Scale(vmin - vn)
+		if mud == 0 && mus == 0 {
+			continue
+		}
+		// Normal velocity change per substep due to the contact: from
+		// the last reaction when the contact persists, else predicted.
+		jn := max(min(vmin, 0)-pred, 0)
+		if st.active {
+			jn = max(jn, st.aN*h)
+		}
+		vt := vrel.AddScaled(-vn, nrm)
+		vtp := vt.Add(acc.AddScaled(-gn, nrm).Scale(h))
+		lt := vtp.Len()
+		var k float64
+		if lt <= mus*jn {
+			// Friction can stop it: regularised static friction, at
+			// most μs·N unless it already slides faster than vReg.
+			st.kind, k = kStick, mus*jn/max(vt.Len(), vReg)
+		} else {
+			k = mud * jn / max(lt-mud*jn, vReg)
+		}
+		st.fc = min(k, maxGain) * m / h
+	}
 }
 
 // undo restores, until nothing changes, the position and velocity before
@@ -601,87 +624,11 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 	b.Update(ctx.Time + ctx.Dt)
 	moved := b.moved - c.lastMoved
 	c.lastMoved = b.moved
-	th := p.Thickness
-	h := ctx.Dt
-	parallel(n, p.Workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			st := &c.st[i]
-			st.active = false
-			if st.kind != kNone {
-				// Baraff–Witkin release: keep the contact while its
-				// constraint pushes.
-				ln := ctx.Reaction(i).Dot(st.n)
-				st.active, st.aN = ln > 0, max(ln/ctx.Mass(i)-st.corr, 0)/h
-			}
-			if st.corr > 0 {
-				// The position correction is not a velocity.
-				if vn := ctx.V[i].Sub(st.vb).Dot(st.n); vn > 0 {
-					ctx.V[i] = ctx.V[i].AddScaled(-min(vn, st.corr), st.n)
-				}
-			}
-			x := ctx.X[i]
-			c.xPre[i], c.vPre[i] = x, ctx.V[i]
-			st.endOK = false
-			delta := x.Dist(c.x0[i]) + moved
-			st.free -= delta
-			// Signed distance changes by at most delta, except across the
-			// sign jump at an open boundary, which is always checked.
-			if (st.d0-delta >= th && !st.bnd) || st.d0 == math.Inf(1) || st.crossed || c.pinned[i] {
-				continue
-			}
-			radius := max(math.Abs(st.d0), th) + delta
-			var n0 geom.Vec3
-			for pass := 0; pass < 3; pass++ {
-				con, ok := b.queryHint(x, radius, st.hint)
-				if !ok {
-					st.endOK = false
-					break
-				}
-				st.hint, st.free = con.Tri, math.Abs(con.Dist)
-				c.endCon[i], st.endOK = con, true
-				if con.Dist >= th*(1-1e-9) || con.Dist < -p.MaxDepth {
-					break
-				}
-				if st.kind != kNone && con.Normal.Dot(st.n) < 0 {
-					// Pinched (see Begin): the constraint holds it.
-					break
-				}
-				if pass == 0 {
-					st.depth = max(0, -con.Dist)
-					n0 = con.Normal
-				} else if con.Normal.Dot(n0) <= 0 {
-					// A second push against the first: the surface is
-					// folded (inverted triangles of a cloth layer); keep the
-					// first push rather than ping-pong.
-					break
-				}
-				// Push out to the safety distance, but by at most
-				// maxProjFactor·Thickness per substep: a larger jump would
-				// tear the cloth (strain appears after the solver's checks);
-				// the rest is corrected by the next Begin, through the solve.
-				push, narrow := th-con.Dist, false
-				if s, ok := b.gap(x, &con, th); ok {
-					push, narrow = s, true
-				}
-				if push <= 0 {
-					break
-				}
-				x = x.AddScaled(min(push, maxProjFactor*th, c.maxMove[i]), con.Normal)
-				st.proj++
-				st.endOK = false
-				st.free = th
-				vb := b.VelocityAt(&con)
-				if vn := ctx.V[i].Sub(vb).Dot(con.Normal); vn < 0 {
-					ctx.V[i] = ctx.V[i].AddScaled(-vn, con.Normal)
-				}
-				radius = 2 * th
-				if narrow {
-					break
-				}
-			}
-			ctx.X[i] = x
-		}
-	})
+	c.sub = colliderSubstep{ctx: ctx, p: p, moved: moved, h: ctx.Dt, th: p.Thickness}
+	if c.endFn == nil {
+		c.endFn = c.endChunk
+	}
+	parallel(n, p.Workers, c.endFn)
 	// A push-out that would stretch an edge beyond releaseStrain is undone
 	// (the vertex stays where the solve put it, its contact is released in
 	// the next Begin): the solver has checked the strain before End, and a
@@ -699,4 +646,88 @@ func (c *Collider) End(ctx *cloth.StepContext) error {
 		}
 	}
 	return nil
+}
+
+// endChunk is End's work on vertices [lo, hi).
+func (c *Collider) endChunk(lo, hi int) {
+	sub := &c.sub
+	ctx, p, b := sub.ctx, &sub.p, c.Body
+	moved, h, th := sub.moved, sub.h, sub.th
+	for i := lo; i < hi; i++ {
+		st := &c.st[i]
+		st.active = false
+		if st.kind != kNone {
+			// Baraff–Witkin release: keep the contact while its
+			// constraint pushes.
+			ln := ctx.Reaction(i).Dot(st.n)
+			st.active, st.aN = ln > 0, max(ln/ctx.Mass(i)-st.corr, 0)/h
+		}
+		if st.corr > 0 {
+			// The position correction is not a velocity.
+			if vn := ctx.V[i].Sub(st.vb).Dot(st.n); vn > 0 {
+				ctx.V[i] = ctx.V[i].AddScaled(-min(vn, st.corr), st.n)
+			}
+		}
+		x := ctx.X[i]
+		c.xPre[i], c.vPre[i] = x, ctx.V[i]
+		st.endOK = false
+		delta := x.Dist(c.x0[i]) + moved
+		st.free -= delta
+		// Signed distance changes by at most delta, except across the
+		// sign jump at an open boundary, which is always checked.
+		if (st.d0-delta >= th && !st.bnd) || st.d0 == math.Inf(1) || st.crossed || c.pinned[i] {
+			continue
+		}
+		radius := max(math.Abs(st.d0), th) + delta
+		var n0 geom.Vec3
+		for pass := 0; pass < 3; pass++ {
+			con, ok := b.queryHint(x, radius, st.hint)
+			if !ok {
+				st.endOK = false
+				break
+			}
+			st.hint, st.free = con.Tri, math.Abs(con.Dist)
+			c.endCon[i], st.endOK = con, true
+			if con.Dist >= th*(1-1e-9) || con.Dist < -p.MaxDepth {
+				break
+			}
+			if st.kind != kNone && con.Normal.Dot(st.n) < 0 {
+				// Pinched (see Begin): the constraint holds it.
+				break
+			}
+			if pass == 0 {
+				st.depth = max(0, -con.Dist)
+				n0 = con.Normal
+			} else if con.Normal.Dot(n0) <= 0 {
+				// A second push against the first: the surface is
+				// folded (inverted triangles of a cloth layer); keep the
+				// first push rather than ping-pong.
+				break
+			}
+			// Push out to the safety distance, but by at most
+			// maxProjFactor·Thickness per substep: a larger jump would
+			// tear the cloth (strain appears after the solver's checks);
+			// the rest is corrected by the next Begin, through the solve.
+			push, narrow := th-con.Dist, false
+			if s, ok := b.gap(x, &con, th); ok {
+				push, narrow = s, true
+			}
+			if push <= 0 {
+				break
+			}
+			x = x.AddScaled(min(push, maxProjFactor*th, c.maxMove[i]), con.Normal)
+			st.proj++
+			st.endOK = false
+			st.free = th
+			vb := b.VelocityAt(&con)
+			if vn := ctx.V[i].Sub(vb).Dot(con.Normal); vn < 0 {
+				ctx.V[i] = ctx.V[i].AddScaled(-vn, con.Normal)
+			}
+			radius = 2 * th
+			if narrow {
+				break
+			}
+		}
+		ctx.X[i] = x
+	}
 }

@@ -52,6 +52,19 @@ type Overlap struct {
 	vPre    []geom.Vec3
 	moved   []bool
 	stats   OverlapStats
+
+	// The pass's values that End shares with detectChunk, and that chunk
+	// as a method value made once (a closure per call would allocate
+	// every substep).
+	sub      overlapPass
+	detectFn func(lo, hi int)
+}
+
+// overlapPass holds what End's detection reads in a pass.
+type overlapPass struct {
+	inX, inV         []geom.Vec3
+	dt, th, maxDepth float64
+	pass             int
 }
 
 // OverlapStats reports what an Overlap did in its last substep.
@@ -116,7 +129,6 @@ func (o *Overlap) Stats() OverlapStats { return o.stats }
 func (o *Overlap) Begin(*cloth.StepContext) error { return nil }
 
 // End implements cloth.Hook.
-// End implements cloth.Hook.
 func (o *Overlap) End(ctx *cloth.StepContext) error {
 	p := o.Params.withDefaults()
 	th := p.Thickness
@@ -141,24 +153,11 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	for pass := 0; pass < passes; pass++ {
 		o.outer.SetState(ctx.X, ctx.V)
 		o.outer.Update(0)
-		parallel(len(inX), p.Workers, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				h := &o.found[i]
-				if pass > 0 && !h.ok {
-					continue
-				}
-				h.ok = false
-				q := inX[i].AddScaled(dt, inV[i])
-				con, ok := o.outer.Query(q, p.MaxDepth)
-				if !ok || con.Boundary || con.Tri < 0 || con.Dist <= -th*(1-1e-9) || con.Dist > p.MaxDepth {
-					continue
-				}
-				if !(con.Normal.Len2() > 0) {
-					continue
-				}
-				*h = ovHit{ok: true, tri: con.Tri, bary: con.Bary, n: con.Normal, push: con.Dist + th, vin: inV[i]}
-			}
-		})
+		o.sub = overlapPass{inX: inX, inV: inV, dt: dt, th: th, maxDepth: p.MaxDepth, pass: pass}
+		if o.detectFn == nil {
+			o.detectFn = o.detectChunk
+		}
+		parallel(len(inX), p.Workers, o.detectFn)
 		clear(o.dx)
 		clear(o.w)
 		hits := 0
@@ -220,6 +219,29 @@ func (o *Overlap) End(ctx *cloth.StepContext) error {
 	// keeps the pushes from tearing the cloth.
 	o.undo(ctx, overlapStrain)
 	return nil
+}
+
+// detectChunk is End's detection of the inner vertices [lo, hi) through
+// the outer layer in a pass.
+func (o *Overlap) detectChunk(lo, hi int) {
+	sub := &o.sub
+	inX, inV, dt, th := sub.inX, sub.inV, sub.dt, sub.th
+	for i := lo; i < hi; i++ {
+		h := &o.found[i]
+		if sub.pass > 0 && !h.ok {
+			continue
+		}
+		h.ok = false
+		q := inX[i].AddScaled(dt, inV[i])
+		con, ok := o.outer.Query(q, sub.maxDepth)
+		if !ok || con.Boundary || con.Tri < 0 || con.Dist <= -th*(1-1e-9) || con.Dist > sub.maxDepth {
+			continue
+		}
+		if !(con.Normal.Len2() > 0) {
+			continue
+		}
+		*h = ovHit{ok: true, tri: con.Tri, bary: con.Bary, n: con.Normal, push: con.Dist + th, vin: inV[i]}
+	}
 }
 
 var _ cloth.LimitHook = (*Overlap)(nil)

@@ -23,11 +23,16 @@ func workerCount(w int) int {
 }
 
 // parallel calls fn(lo, hi) for every chunk of [0, n) on up to workers
-// goroutines.
+// goroutines. A loop that runs on the calling goroutine allocates nothing
+// (a hook stepping a small garment calls it every substep): pass a method
+// value made once, not a closure made per call.
 func parallel(n, workers int, fn func(lo, hi int)) {
 	nc := (n + chunk - 1) / chunk
-	if n < parallelBelow {
-		workers = 1
+	if n < parallelBelow || nc <= 1 || workerCount(workers) <= 1 {
+		for c := range nc {
+			fn(c*chunk, min((c+1)*chunk, n))
+		}
+		return
 	}
 	each(nc, workers, func(c int) { fn(c*chunk, min((c+1)*chunk, n)) })
 }
