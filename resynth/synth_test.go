@@ -237,3 +237,33 @@ func TestTransition(t *testing.T) {
 		}
 	}
 }
+
+// Post sees every frame in order with the motion's joints, and its
+// changes are kept; its error stops Run.
+func TestPost(t *testing.T) {
+	db := tubeDB(6, 6, 12)
+	next := 0
+	opt := Options{Post: func(f int, js []geom.Rigid, x []geom.Vec3) error {
+		if f != next || js[1] != db.Clips[0].Joints[f][1] {
+			t.Errorf("Post got frame %d (want %d) or other joints", f, next)
+		}
+		next++
+		x[0] = geom.V(9, 9, 9)
+		return nil
+	}}
+	s, err := New(db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), db.Clips[0].Joints, 30, nil)
+	s.Close()
+	if err != nil || next != 12 || res.Frames[5][0] != geom.V(9, 9, 9) {
+		t.Fatalf("err %v, %d frames seen, vertex 0 at %v", err, next, res.Frames[5][0])
+	}
+	opt.Post = func(int, []geom.Rigid, []geom.Vec3) error { return context.Canceled }
+	s, _ = New(db, opt)
+	defer s.Close()
+	if _, err := s.Run(context.Background(), db.Clips[0].Joints, 30, nil); err == nil {
+		t.Error("Post's error was dropped")
+	}
+}

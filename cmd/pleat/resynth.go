@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/obj"
@@ -21,13 +22,19 @@ import (
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/skel"
+	"github.com/pleat-dev/pleat/wrinkle"
 )
 
 // resynthFlags are the resynthesis options.
-type resynthFlags struct{ opt resynth.Options }
+type resynthFlags struct {
+	opt     resynth.Options
+	pushOut float64 // mm; 0 off
+}
 
-func (f *resynthFlags) add(cmd *cobra.Command) {
+// add adds the flags; pushOut is --push-out's default (mm).
+func (f *resynthFlags) add(cmd *cobra.Command, pushOut float64) {
 	fl := cmd.Flags()
+	fl.Float64Var(&f.pushOut, "push-out", pushOut, "keep the garment this many mm outside the skinned body after reconstruction, as the simulator does (0: off)")
 	fl.Float64Var(&f.opt.Jump, "jump", 0, "penalty of a transition between database clips or frames, in matching-cost metres (0: 0.5)")
 	fl.Float64Var(&f.opt.Skip, "skip", 0, "penalty for repeating or dropping a database frame (0: 0.05)")
 	fl.Float64Var(&f.opt.VelWeight, "vel-weight", 0, "weight of joint velocities in the matching cost, seconds (0: 0.1)")
@@ -88,11 +95,11 @@ baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
 				return err
 			}
 			describeScene(w, s)
-			return runResynth(ctx, cmd, db, s, rf.opt, out, truth, reportOut)
+			return runResynth(ctx, cmd, db, s, rf, out, truth, reportOut)
 		},
 	}
 	sf.add(cmd)
-	rf.add(cmd)
+	rf.add(cmd, 3)
 	cmd.Flags().StringVar(&dbPath, "db", "", "the cloth database (.prsd)")
 	cmd.Flags().StringVarP(&out, "out", "o", "out/resynth.glb", "output: .glb/.gltf, .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
 	cmd.Flags().StringSliceVar(&without, "without", nil, "leave these clips of the database out (to resynthesise one of its own motions)")
@@ -102,12 +109,46 @@ baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
 	return cmd
 }
 
+// withPushOut returns opt with a Post step that keeps the garment
+// pushOut mm outside ch's skinned body (wrinkle.BodyPush), and a function
+// to release it.
+func withPushOut(opt resynth.Options, db *resynth.DB, ch *character.Character, pushOut float64) (resynth.Options, func(), error) {
+	if pushOut == 0 {
+		return opt, func() {}, nil
+	}
+	if !(pushOut > 0 && pushOut < 50) {
+		return opt, nil, fmt.Errorf("--push-out %g mm: want 0 (off) to 50", pushOut)
+	}
+	if err := db.Rig.Check(ch.Skeleton); err != nil {
+		return opt, nil, err
+	}
+	bp, err := wrinkle.NewBodyPush(ch.Body.Verts, ch.Body.Tris, len(db.Garment.Rest), pushOut/1000, 0)
+	if err != nil {
+		return opt, nil, err
+	}
+	var body []geom.Vec3
+	opt.Post = func(_ int, joints []geom.Rigid, x []geom.Vec3) error {
+		body = skel.LBS(ch.Body.Verts, ch.Weights, db.Rig.SkinTransforms(joints, nil), body)
+		if err := bp.SetBody(body); err != nil {
+			return err
+		}
+		_, err := bp.Push(x)
+		return err
+	}
+	return opt, bp.Close, nil
+}
+
 // runResynth resynthesises s's clip from db and writes the result.
-func runResynth(ctx context.Context, cmd *cobra.Command, db *resynth.DB, s *scene.Scene, opt resynth.Options, out, truthPath, reportOut string) error {
+func runResynth(ctx context.Context, cmd *cobra.Command, db *resynth.DB, s *scene.Scene, rf resynthFlags, out, truthPath, reportOut string) error {
 	w := cmd.OutOrStdout()
 	if err := db.Rig.Check(s.Character.Skeleton); err != nil {
 		return err
 	}
+	opt, done, err := withPushOut(rf.opt, db, s.Character, rf.pushOut)
+	if err != nil {
+		return err
+	}
+	defer done()
 	start := time.Now()
 	syn, err := resynth.New(db, opt)
 	if err != nil {
@@ -194,7 +235,7 @@ func printResynth(w io.Writer, res *resynth.Result) {
 	}
 	fmt.Fprintf(w, "sources    %s\n", strings.Join(parts, ", "))
 	t := res.Timing
-	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s)\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds())
+	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s), push-out %.3f s\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds(), t.Post.Seconds())
 }
 
 func sortedKeys(m map[string]int) []string {
@@ -383,6 +424,7 @@ func resynthFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt 
 
 func newResynthEvalCmd() *cobra.Command {
 	var rf resynthFlags
+	var sf sceneFlags
 	var dbPath string
 	var clips []string
 	cmd := &cobra.Command{
@@ -405,9 +447,22 @@ taken.`,
 			if err != nil {
 				return err
 			}
+			opt := rf.opt
+			if rf.pushOut != 0 {
+				sf.spec.Motion = "" // the character's own default clip: only its body is needed
+				s, err := sf.load()
+				if err != nil {
+					return fmt.Errorf("loading the character for --push-out: %w", err)
+				}
+				var done func()
+				if opt, done, err = withPushOut(opt, db, s.Character, rf.pushOut); err != nil {
+					return err
+				}
+				defer done()
+			}
 			fmt.Fprintf(w, "%-14s %6s %9s %9s %6s %8s %6s %6s %7s %7s %8s %8s\n", "clip", "frames", "err mm", "skin mm", "ratio", "acc max", "> 2x", "at tr", "blocks", "median", "viterbi", "recon/s")
 			var sr, ss float64
-			evs, err := resynth.LeaveOneOut(cmd.Context(), db, rf.opt, clips, func(e *resynth.Eval) {
+			evs, err := resynth.LeaveOneOut(cmd.Context(), db, opt, clips, func(e *resynth.Eval) {
 				re, se := e.MeanErr()
 				worst, _, over := e.AccRatio(accFloor)
 				n, _, med := e.Result.BlockStats()
@@ -424,7 +479,10 @@ taken.`,
 			return nil
 		},
 	}
-	rf.add(cmd)
+	rf.add(cmd, 0) // off: the skinning baseline is not pushed out either
+	cmd.Flags().StringVar(&sf.spec.Character, "character", "", "the database's character, whose body --push-out keeps the garment outside: a MakeHuman folder, a base.obj or a skinned .glb/.gltf; empty: the procedural mannequin")
+	cmd.Flags().StringVar(&sf.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
+	sf.ground, sf.place, sf.armClearance = "contact", "auto", scene.DefaultArmClearance*1000
 	cmd.Flags().StringVar(&dbPath, "db", "", "the cloth database (.prsd)")
 	cmd.Flags().StringSliceVar(&clips, "clip", nil, "clips to leave out in turn (default all)")
 	return cmd
