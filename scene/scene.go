@@ -565,13 +565,22 @@ func (s *Scene) finishClip(spec Spec, resample bool) error {
 			return err
 		}
 		if ok && rep.Frames > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("arms: shoulders abducted by up to %.1f° in %d frames to keep the hands and forearms %.0f mm from the torso and legs (closest %.1f mm before, %.1f mm after) and the upper arms %.0f mm (closest %.1f mm before, %.1f mm after)",
-				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, rep.WorstBefore*1000, rep.WorstAfter*1000,
-				math.Min(margin, UpperArmClearance)*1000, rep.UpperBefore*1000, rep.UpperAfter*1000))
+			s.Notes = append(s.Notes, fmt.Sprintf("arms: shoulders abducted by up to %.1f° in %d frames to keep the hands and forearms %.0f mm from the torso and legs (closest %s before, %s after) and the upper arms %.0f mm (closest %s before, %s after)",
+				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, mmText(rep.WorstBefore), mmText(rep.WorstAfter),
+				math.Min(margin, UpperArmClearance)*1000, mmText(rep.UpperBefore), mmText(rep.UpperAfter)))
 		}
 	}
 	s.ground(spec.Ground)
 	return nil
+}
+
+// mmText formats a clearance distance in metres as millimetres, or as
+// "none in reach" when nothing was near enough to measure (+Inf).
+func mmText(d float64) string {
+	if math.IsInf(d, 1) {
+		return "none in reach"
+	}
+	return fmt.Sprintf("%.1f mm", d*1000)
 }
 
 // ground shifts Root.Y so the lowest skinned body point touches y = 0.
