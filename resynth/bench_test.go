@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
@@ -135,4 +137,53 @@ func BenchmarkRun(b *testing.B) {
 	k := float64(b.N)
 	b.ReportMetric((match+vit)/k, "s-match+viterbi")
 	b.ReportMetric(600*k/rec, "recon-frames/s")
+}
+
+// BenchmarkDB times a database file named by PLEAT_RESYNTH_DB (from
+// pleat resynth build; skipped when unset): preparing it (New: features,
+// nearest neighbours, cloth descriptors, factoring), and resynthesising
+// a 600-frame motion, its first 600 frames played backwards (so that the
+// path must be found, not read off).
+func BenchmarkDB(b *testing.B) {
+	path := os.Getenv("PLEAT_RESYNTH_DB")
+	if path == "" {
+		b.Skip("PLEAT_RESYNTH_DB names no database")
+	}
+	db, err := ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var motion [][]geom.Rigid
+	for c := range db.Clips {
+		motion = append(motion, db.Clips[c].Joints...)
+	}
+	motion = motion[:min(600, len(motion))]
+	slices.Reverse(motion)
+	b.Run(fmt.Sprintf("new/frames=%d", db.NumFrames()), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			s, err := New(db, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
+	s, err := New(db, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.Run(fmt.Sprintf("run/motion=%d/verts=%d", len(motion), len(db.Garment.Rest)), func(b *testing.B) {
+		var mv, rec float64
+		for i := 0; i < b.N; i++ {
+			res, err := s.Run(context.Background(), motion, db.Clips[0].FPS, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mv += (res.Timing.Match + res.Timing.Viterbi).Seconds()
+			rec += res.Timing.Reconstruct.Seconds()
+		}
+		b.ReportMetric(mv/float64(b.N), "s-match+viterbi")
+		b.ReportMetric(float64(len(motion)*b.N)/rec, "recon-frames/s")
+	})
 }
