@@ -1,5 +1,7 @@
 // Package build makes wrinkle databases (Wang et al. 2010 §3.1) by
-// simulation: for each sample of a wrinkle.Spec, a fresh sim.Simulator
+// simulation. The garments are first settled once in the rest pose (the
+// database's base shape); then for each sample of a wrinkle.Spec, a fresh
+// sim.Simulator started from that settled shape (sim.Simulator.StartFrom)
 // moves the character from its rest pose into a pose where only the
 // sample's joint has turned (wrinkle.Rig.SamplePose) and holds it until
 // the garments are at rest (sim.Simulator.SettleTo); the settled garment
@@ -20,7 +22,12 @@
 // of the body (collide.Body signed distance), without the segment the limb
 // hangs from, where a limb folds against itself (inner elbow, back of the
 // knee, armpit). A limb more than Options.PoseTolerance inside is a pose
-// no body takes; Run refuses such a spec unless told to keep them.
+// no body takes; Run refuses such a spec unless told to keep them
+// (Options.KeepInvalid) or to record them as missing
+// (Options.SkipInvalid; Options.SkipUnsettled likewise for samples that
+// do not come to rest): synthesis fills a missing sample in from its
+// grid neighbours (wrinkle.DB.FillIn). RenderSample draws a sample with a
+// curvature heat map.
 //
 // Units: metres, seconds, radians (reports print degrees and
 // millimetres). Statistics per sample (wrinkle.SampleStats): Converged
