@@ -2,6 +2,7 @@ package layers
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
@@ -118,9 +119,16 @@ func New(ch *character.Character, garments []*character.Garment, opt Options) (*
 		return nil, fmt.Errorf("layers: outfit: %w", err)
 	}
 	normals := mesh.VertexNormals(a.outfit, nil)
-	a.float = newFloatLayer(a.outfit, top, c, a.caps, normals, opt)
+	a.bind = newSurfaceBinding(ch, a.outfit.Verts, opt.Thickness)
+	localY := make([]float64, len(a.outfit.Verts))
+	for v := range localY {
+		localY[v] = math.NaN()
+		if a.bind.valid[v] {
+			localY[v] = a.bind.local[v].Y
+		}
+	}
+	a.float = newFloatLayer(a.outfit, top, c, a.caps, normals, localY, opt)
 	a.loose = newLooseLayer(c, opt)
-	a.bind = newSurfaceBinding(ch, a.outfit.Verts, opt.Thickness/2)
 	a.bindAll = true
 	for _, ok := range a.bind.valid {
 		a.bindAll = a.bindAll && ok
@@ -188,6 +196,9 @@ func (a *Animator) Step(pose skel.Pose, dst []geom.Vec3) ([]geom.Vec3, error) {
 	first := a.frames == 0
 	if first {
 		copy(a.prev, a.tight)
+		for i, v := range a.float.idx {
+			a.float.x[i] = a.tight[v]
+		}
 		for c := range a.float.caps {
 			a.float.caps[c].pose(a.skin) // no motion before the first frame
 		}
@@ -218,7 +229,7 @@ func (a *Animator) substeps(first bool) {
 		s := float64(k) / float64(ns)
 		a.loose.step(a.prev, a.tight, s, h, first && k == 1)
 		if len(a.float.idx) > 0 {
-			a.float.setTargets(a.prev, a.tight, s, dt)
+			a.float.setTargets(a.prev, a.tight, a.nrm, s, dt)
 			for c := range a.float.caps {
 				a.float.caps[c].at(s, dt)
 			}

@@ -38,6 +38,12 @@ type floatLayer struct {
 
 	caps []capsuleState
 
+	// skin half-spaces: vertices on the skin in the rest pose stay on the
+	// outside of the tangent plane of their bound skin point (skinOff is
+	// thickness − rest normal offset, NaN for vertices without one)
+	skinOff []float64
+	nrm     []geom.Vec3
+
 	// per-step scratch
 	blk                  [][6]float64 // h²K + hD per stretch spring (symmetric 3x3)
 	dinv                 [][6]float64 // inverse diagonal blocks
@@ -72,7 +78,7 @@ func inv3(a [6]float64) [6]float64 {
 
 // newFloatLayer builds the simulation over the vertices with Float > 0 and
 // the pinned ring, with masses from the outfit's triangle areas.
-func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []Capsule, normals []geom.Vec3, opt Options) *floatLayer {
+func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []Capsule, normals []geom.Vec3, localY []float64, opt Options) *floatLayer {
 	n := len(m.Verts)
 	local := make([]int32, n)
 	fl := &floatLayer{kd: 0.01 * opt.Stretch, limit: opt.StrainLimit, cgIters: opt.CGIters, grav: opt.Gravity,
@@ -134,8 +140,13 @@ func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []C
 	fl.f, fl.b, fl.r, fl.z = make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k)
 	fl.p, fl.q, fl.dv = make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k)
 	fl.blk, fl.dinv = make([][6]float64, len(fl.stretch)), make([][6]float64, k)
+	fl.skinOff, fl.nrm = make([]float64, k), make([]geom.Vec3, k)
 	for i, v := range fl.idx {
 		fl.x[i] = m.Verts[v]
+		fl.skinOff[i] = math.NaN()
+		if c.Dist[v] < skinContact && !math.IsNaN(localY[v]) {
+			fl.skinOff[i] = opt.Thickness - localY[v]
+		}
 	}
 	fl.candidates(caps, m, normals, opt.CandidateReach)
 	return fl
@@ -172,15 +183,41 @@ func (fl *floatLayer) candidates(caps []Capsule, m *mesh.Mesh, normals []geom.Ve
 			}
 			cs.cand = append(cs.cand, int32(i))
 		}
+		fl.shrink(&cs, m)
 		fl.caps = append(fl.caps, cs)
+	}
+}
+
+// shrink narrows a capsule until its candidates are outside it by the
+// thickness in the rest pose: the garment's rest shape is the contact it
+// already makes with the leg, and a capsule fitted to the skin overlaps it
+// where the skin is not round (the hips, the inner thighs). Each end's
+// radius is lowered by the candidates on its half of the axis (twice, as
+// they constrain each other), to at least 1 cm.
+func (fl *floatLayer) shrink(cs *capsuleState, m *mesh.Mesh) {
+	for range 2 {
+		for _, i := range cs.cand {
+			p := m.Verts[fl.idx[i]]
+			q, r, t := capsuleNearest(cs.A, cs.B, cs.RA, cs.RB, p)
+			room := p.Dist(q) - fl.thick
+			if r <= room {
+				continue
+			}
+			if t < 0.5 {
+				cs.RA = max(0.01, (room-cs.RB*t)/(1-t))
+			} else {
+				cs.RB = max(0.01, (room-cs.RA*(1-t))/t)
+			}
+		}
 	}
 }
 
 // setTargets moves the pinned vertices' targets to the outfit's skinned
 // positions interpolated at fraction s between prev and cur, with the
 // velocities of that interpolation (frame length dt).
-func (fl *floatLayer) setTargets(prev, cur []geom.Vec3, s, dt float64) {
+func (fl *floatLayer) setTargets(prev, cur, nrm []geom.Vec3, s, dt float64) {
 	for i, v := range fl.idx {
+		fl.nrm[i] = nrm[v]
 		fl.target[i] = prev[v].Lerp(cur[v], s)
 		fl.tvel[i] = cur[v].Sub(prev[v]).Scale(1 / dt)
 	}
@@ -209,7 +246,7 @@ func (fl *floatLayer) step(h float64) {
 		}
 	}
 	if fl.limit > 0 {
-		fl.limitStrain(2)
+		fl.limitStrain(6)
 		for i := range k {
 			if !fl.pinned[i] {
 				v[i] = x[i].Sub(fl.x0[i]).Scale(1 / h)
@@ -217,6 +254,7 @@ func (fl *floatLayer) step(h float64) {
 		}
 	}
 	fl.collide()
+	fl.collideSkin()
 }
 
 // forces fills f (gravity, air drag, springs, pin springs), the right-hand
@@ -379,6 +417,31 @@ func (fl *floatLayer) limitStrain(passes int) {
 				x[sp.i] = x[sp.i].AddScaled(0.5, corr)
 				x[sp.j] = x[sp.j].AddScaled(-0.5, corr)
 			}
+		}
+	}
+}
+
+// skinContact (m) is the largest rest distance to the skin at which a
+// floating vertex is kept outside its bound skin point's tangent plane.
+const skinContact = 0.06
+
+// collideSkin keeps the vertices that touch the skin in the rest pose
+// outside the tangent plane of their bound skin point (a cheap local
+// collision with the limb they lie on, which capsules fit only roughly).
+func (fl *floatLayer) collideSkin() {
+	for i, off := range fl.skinOff {
+		if math.IsNaN(off) || fl.pinned[i] {
+			continue
+		}
+		n := fl.nrm[i]
+		s := fl.x[i].Sub(fl.target[i]).Dot(n) - off
+		if s >= 0 {
+			continue
+		}
+		fl.contacts++
+		fl.x[i] = fl.x[i].AddScaled(-s, n)
+		if vn := fl.v[i].Sub(fl.tvel[i]).Dot(n); vn < 0 {
+			fl.v[i] = fl.v[i].AddScaled(-vn, n)
 		}
 	}
 }

@@ -83,6 +83,9 @@ type LayerStats struct {
 	// averaged over vertices and frames, and their maximum; Skinned is
 	// the mean of plain skinning, for scale.
 	Mean, Max, Skinned float64
+	// Inside is the fraction of the layer's vertex-frames inside the
+	// skinned body in the layered animation.
+	Inside float64
 }
 
 // Penetration measures garment vertices inside the skinned body.
@@ -140,6 +143,7 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 	var skin []geom.Rigid
 	var bodyX, tight []geom.Vec3
 	pens := [3]penAcc{}
+	var layerPen [4]penAcc
 	cls := a.class
 	for f := range nf {
 		skin = skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], skin)
@@ -149,6 +153,7 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 		for v := range refIdx {
 			got := r.Frames[f][v]
 			pens[0].add(body, got)
+			layerPen[cls.Of(v)].add(body, got)
 			pens[2].add(body, tight[v])
 			ri := refIdx[v]
 			if ri[0] < 0 {
@@ -174,6 +179,7 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 		}
 		c.All.Verts += cnt[l] / nf
 		c.Layers[l].Verts = cnt[l] / nf
+		c.Layers[l].Inside = layerPen[l].result().Inside
 	}
 	if tot := float64(c.All.Verts * nf); tot > 0 {
 		c.All.Mean /= tot

@@ -192,13 +192,13 @@ func compareRealtime(ctx context.Context, cmd *cobra.Command, s *scene.Scene, re
 
 func printComparison(w io.Writer, c *layers.Comparison) {
 	fmt.Fprintf(w, "\nlayers vs the full simulation, %d frames (distance per vertex, mm)\n", c.Frames)
-	fmt.Fprintf(w, "  %-9s %6s %8s %8s %10s\n", "layer", "verts", "mean", "max", "skinning")
+	fmt.Fprintf(w, "  %-9s %6s %8s %8s %10s %9s\n", "layer", "verts", "mean", "max", "skinning", "inside")
 	rows := []struct {
 		n string
 		s layers.LayerStats
 	}{{"tight", c.Layers[layers.Tight]}, {"loose", c.Layers[layers.Loose]}, {"floating", c.Layers[layers.Floating]}, {"all", c.All}}
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %-9s %6d %8.1f %8.1f %10.1f\n", r.n, r.s.Verts, r.s.Mean*1000, r.s.Max*1000, r.s.Skinned*1000)
+		fmt.Fprintf(w, "  %-9s %6d %8.1f %8.1f %10.1f %8.2f%%\n", r.n, r.s.Verts, r.s.Mean*1000, r.s.Max*1000, r.s.Skinned*1000, r.s.Inside*100)
 	}
 	fmt.Fprintf(w, "penetration (vertex-frames inside the skinned body)\n")
 	ps := map[string]layers.Penetration{"layers": c.Layered, "simulation": c.Simulated, "skinning": c.Skinned}
