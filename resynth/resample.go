@@ -16,7 +16,7 @@ type blend struct {
 const (
 	// indexRadius is the half-width of the moving average that smooths a
 	// block's frame indices into fractional ones.
-	indexRadius = 2
+	indexRadius = 5
 	// DefaultWindow is the default number of frames averaged around a
 	// block boundary (Options.Window; the paper's 5).
 	DefaultWindow = 5
