@@ -173,6 +173,9 @@ func Load(spec Spec) (*Scene, error) {
 		return nil, err
 	}
 	if spec.Character == "" {
+		if len(spec.GarmentsFromCharacter) > 0 {
+			return nil, errors.New("garments from the character's file need a .glb/.gltf character")
+		}
 		return loadProcedural(spec)
 	}
 	s := &Scene{}
