@@ -451,6 +451,12 @@ func (r *refineRun) report(w io.Writer, path string) error {
 			fmt.Fprintf(&b, "%-12s %s\n", o.name, simSummary(o.res))
 		}
 	}
+	var ra, ca float64
+	for i, pr := range r.res.Pieces {
+		ra = math.Max(ra, maxAccel(pr.Frames, r.res.FPS))
+		ca = math.Max(ca, maxAccel(r.coarse.Frames[i], r.res.FPS))
+	}
+	fmt.Fprintf(&b, "popping      max vertex acceleration %.0f m/s² refined (fixed topology), %.0f m/s² coarse\n", ra, ca)
 	fmt.Fprintf(&b, "time         coarse %.1f s + refine %.1f s (regions %.2f s)", r.tCoarse.Seconds(), r.tRefine.Seconds(), r.res.Detect.Seconds())
 	if r.ref != nil {
 		fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.tRef.Seconds(), (r.tCoarse+r.tRefine).Seconds()/r.tRef.Seconds())
@@ -493,4 +499,16 @@ func simSummary(res *sim.Result) string {
 func cpuNow() time.Duration {
 	d, _ := processCPU()
 	return d
+}
+
+// maxAccel is the largest vertex acceleration |x(f+1) − 2x(f) + x(f−1)|·fps²
+// over frames fr, m/s².
+func maxAccel(fr [][]geom.Vec3, fps float64) float64 {
+	a := 0.0
+	for f := 1; f+1 < len(fr); f++ {
+		for v := range fr[f] {
+			a = math.Max(a, fr[f+1][v].Sub(fr[f][v].Scale(2)).Add(fr[f-1][v]).Len()*fps*fps)
+		}
+	}
+	return a
 }
