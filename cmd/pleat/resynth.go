@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/meshio/obj"
 	"github.com/pleat-dev/pleat/meshio/pc2"
 	"github.com/pleat-dev/pleat/resynth"
@@ -292,14 +294,16 @@ func newResynthBuildCmd() *cobra.Command {
 	var mf simFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "build [flags] MOTION[=CACHE.pc2]...",
+		Use:   "build [flags] MOTION[=CACHE.pc2|.glb]...",
 		Short: "Build a cloth database for resynthesis from simulations",
 		Long: `build simulates the garments through each motion (a .bvh clip or a
 procedural clip name) and stores the frames with the skeleton's poses in a
 versioned, checksummed database (.prsd). MOTION=CACHE.pc2 reads the frames
 from that PC2 (with the .obj rest mesh beside it, as pleat simulate writes
 them) when it exists, and otherwise simulates and writes it there, so that
-a database can be rebuilt from the same simulations. Every clip is
+a database can be rebuilt from the same simulations; MOTION=CACHE.glb (or
+.gltf) does the same with the garments' vertex animation in a glTF file
+as pleat simulate writes it. Every clip is
 resampled to --fps (default 30).`,
 		Example: `  pleat resynth build --out out/db.prsd walk armraise elbowbend kneebend twist
   pleat resynth build --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
@@ -389,20 +393,23 @@ func resynthFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt 
 				return nil, skel.Weights{}, nil, nil, err
 			}
 			m, wts, _, _ := sim.JoinPieces(prep.Pieces())
-			c, err := pc2.ReadFile(cache)
+			frames, err := readCache(cache)
 			if err != nil {
 				return nil, skel.Weights{}, nil, nil, err
 			}
-			if c.NumPoints != len(m.Verts) {
-				return nil, skel.Weights{}, nil, nil, fmt.Errorf("%s: %d points, the garment has %d vertices (other garments or --verts?)", cache, c.NumPoints, len(m.Verts))
+			if len(frames) == 0 {
+				return nil, skel.Weights{}, nil, nil, fmt.Errorf("%s: no frames", cache)
+			}
+			if len(frames[0]) != len(m.Verts) {
+				return nil, skel.Weights{}, nil, nil, fmt.Errorf("%s: %d points, the garment has %d vertices (other garments or --verts?)", cache, len(frames[0]), len(m.Verts))
 			}
 			rest := m.Verts
 			restPath := strings.TrimSuffix(cache, filepath.Ext(cache)) + ".obj"
 			if rm, err := obj.ReadFile(restPath); err == nil && len(rm.Verts) == len(m.Verts) {
 				rest = rm.Verts
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cache      %s: %d frames\n", cache, len(c.Frames))
-			return m, wts, rest, c.Frames, nil
+			fmt.Fprintf(cmd.OutOrStdout(), "cache      %s: %d frames\n", cache, len(frames))
+			return m, wts, rest, frames, nil
 		}
 	}
 	res, err := runSim(ctx, cmd, s, opt)
@@ -420,6 +427,68 @@ func resynthFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt 
 		}
 	}
 	return m, wts, res.MergedRest(), frames, nil
+}
+
+// readCache reads garment frames from a PC2 point cache, or from a glTF
+// file as pleat simulate writes it (every mesh but "body", in order, each
+// with one morph target per frame; positions = base + Σ weight·target).
+func readCache(path string) ([][]geom.Vec3, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pc2":
+		c, err := pc2.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return c.Frames, nil
+	case ".glb", ".gltf":
+	default:
+		return nil, fmt.Errorf("%s: a cache is a .pc2, .glb or .gltf file", path)
+	}
+	gs, err := gltfio.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var frames [][]geom.Vec3
+	for mi, gm := range gs.Meshes {
+		if gm.Name == "body" {
+			continue
+		}
+		var w [][]float64
+		for _, a := range gs.Animations {
+			for _, tr := range a.Morphs {
+				if tr.Mesh == mi {
+					w = tr.Weights
+				}
+			}
+		}
+		if w == nil {
+			return nil, fmt.Errorf("%s: mesh %d (%s) has no morph animation", path, mi, gm.Name)
+		}
+		if frames == nil {
+			frames = make([][]geom.Vec3, len(w))
+		} else if len(w) != len(frames) {
+			return nil, fmt.Errorf("%s: mesh %d (%s) has %d frames, the first garment %d", path, mi, gm.Name, len(w), len(frames))
+		}
+		for f, wf := range w {
+			if len(wf) != len(gm.Morph) {
+				return nil, fmt.Errorf("%s: mesh %d (%s) frame %d: %d weights for %d morph targets", path, mi, gm.Name, f, len(wf), len(gm.Morph))
+			}
+			x := slices.Clone(gm.Mesh.Verts)
+			for k, wk := range wf {
+				if wk == 0 {
+					continue
+				}
+				for v, d := range gm.Morph[k] {
+					x[v] = x[v].Add(d.Scale(wk))
+				}
+			}
+			frames[f] = append(frames[f], x...)
+		}
+	}
+	if frames == nil {
+		return nil, fmt.Errorf("%s: no garment mesh", path)
+	}
+	return frames, nil
 }
 
 func newResynthEvalCmd() *cobra.Command {

@@ -18,8 +18,9 @@ func TestResynth(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "db.prsd")
 	cache := filepath.Join(dir, "walk.pc2")
+	glb := filepath.Join(dir, "knee.glb")
 	small := []string{"--resolution", "700", "--seconds", "0.4"}
-	build := append([]string{"resynth", "build", "--settle", "0.1", "--out", db, "walk=" + cache, "kneebend"}, small...)
+	build := append([]string{"resynth", "build", "--settle", "0.1", "--out", db, "walk=" + cache, "kneebend=" + glb}, small...)
 	text, err := run(t, build...)
 	if err != nil {
 		t.Fatalf("resynth build: %v\n%s", err, text)
@@ -49,8 +50,8 @@ func TestResynth(t *testing.T) {
 		t.Errorf("resynth --truth: %v\n%s", err, text)
 	}
 	// A rebuild reads the cache instead of simulating.
-	if text, err = run(t, build...); err != nil || !strings.Contains(text, "cache      "+cache) {
-		t.Errorf("rebuild from the cache: %v\n%s", err, text)
+	if text, err = run(t, build...); err != nil || !strings.Contains(text, "cache      "+cache) || !strings.Contains(text, "cache      "+glb) {
+		t.Errorf("rebuild from the caches: %v\n%s", err, text)
 	}
 	data, err := os.ReadFile(db)
 	if err != nil {
