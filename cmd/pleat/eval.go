@@ -76,6 +76,54 @@ type evalRun struct {
 	nf    int
 	// angles are the clip's anatomical angles per sampled DoF.
 	angles []angleRange
+	// regErr[m][r] sums method m's per-vertex error (m) over the frames
+	// and the vertices of region r (a role, or wrinkle.RootRegion);
+	// regN[r] counts those vertex-frames.
+	regErr [][wrinkle.NumRoles + 1]float64
+	regN   [wrinkle.NumRoles + 1]int
+}
+
+// addRegionErrors adds one frame's per-vertex errors of every method to
+// ev.regErr by the vertices' regions.
+func (ev *evalRun) addRegionErrors(region []uint8, ref []geom.Vec3, fines [][]geom.Vec3) {
+	if ev.regErr == nil {
+		ev.regErr = make([][wrinkle.NumRoles + 1]float64, len(fines))
+	}
+	for v, r := range region {
+		ev.regN[r]++
+		for m, xs := range fines {
+			ev.regErr[m][r] += xs[v].Dist(ref[v])
+		}
+	}
+}
+
+// regionRows returns per garment region its vertices and each method's
+// mean error (mm) against the reference.
+func regionRows(ev *evalRun) [][]string {
+	var rows [][]string
+	for r := range ev.regN {
+		if ev.regN[r] == 0 {
+			continue
+		}
+		name := "root (no joint)"
+		if r < int(wrinkle.NumRoles) {
+			name = wrinkle.Role(r).String()
+		}
+		row := []string{name, fmt.Sprint(ev.regN[r] / max(1, len(ev.stats)))}
+		for m := 1; m < len(ev.regErr); m++ {
+			row = append(row, fmt.Sprintf("%.1f", 1000*ev.regErr[m][r]/float64(ev.regN[r])))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func regionHeader() []string {
+	h := []string{"region", "vertices"}
+	for _, m := range evalMethods[1:] {
+		h = append(h, m+" (mm)")
+	}
+	return h
 }
 
 // angleRange is one sampled DoF's angles over the clip against the
@@ -285,6 +333,9 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 			ev.curv[m] = append(ev.curv[m], c)
 			ev.err[m] = append(ev.err[m], e)
 		}
+		if db.Regions != nil && len(db.Regions.Region) == len(x) {
+			ev.addRegionErrors(db.Regions.Region, refFrames[fr], fines)
+		}
 		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
 		body.SetFrame(bodyX)
 		ps := collide.Penetrations(x, body, 0, hint)
@@ -378,6 +429,14 @@ func printEval(w io.Writer, ev *evalRun) {
 	vf := float64(n * ev.nf)
 	fmt.Fprintf(w, "penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000)
+	if rows := regionRows(ev); len(rows) > 0 {
+		fmt.Fprintln(w, "mean error by garment region (mm):")
+		h := regionHeader()
+		fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s\n", h[0], h[1], "synthesized+transfer", "synthesized", "coarse", "skinning")
+		for _, r := range rows {
+			fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+		}
+	}
 	fmt.Fprintln(w, "time per frame (ms, Table 1):")
 	for _, r := range evalTimes(ev) {
 		fmt.Fprintf(w, "  %-36s %s\n", r[0], r[1])
@@ -412,6 +471,11 @@ func writeEvalReport(path string, ev *evalRun) error {
 	}
 	if err := rep.Table(report.Table{Caption: "Time per frame, ms (wang2010 Table 1)", Header: []string{"stage", "ms"}, Rows: evalTimes(ev)}); err != nil {
 		return err
+	}
+	if rows := regionRows(ev); len(rows) > 0 {
+		if err := rep.Table(report.Table{Caption: "Mean error against the reference by garment region (wang2010 Fig. 4)", Header: regionHeader(), Rows: rows}); err != nil {
+			return err
+		}
 	}
 	if len(ev.angles) > 0 {
 		if err := rep.Table(report.Table{Caption: "The clip's anatomical joint angles against the database's sampled ranges", Header: angleHeader, Rows: angleRows(ev.angles)}); err != nil {

@@ -39,7 +39,7 @@ func TestSynthEval(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, text)
 	}
-	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result"} {
+	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, text)
 		}
