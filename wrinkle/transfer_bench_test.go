@@ -126,28 +126,46 @@ func BenchmarkTransferShirt(b *testing.B) {
 	}
 }
 
-// BenchmarkPrealignSynthesize times Prealign.Synthesize (every blending
-// role's own wrinkle mesh, one role after the other) on the procedural
-// shirt, which runs beside the coarse simulation.
+// BenchmarkPrealignSynthesize times the synthesis of every blending
+// role's own wrinkle mesh on the procedural shirt, which runs beside the
+// coarse simulation: own (Prealign.Synthesize: a Synthesizer per role at
+// its blend vertices, one role after the other), and plain and shared
+// (the main Synthesizer alone, and sharing it with Prealign.Share, which
+// writes the roles' meshes as it blends; shared − plain is their cost).
 func BenchmarkPrealignSynthesize(b *testing.B) {
 	f := getFixture(b)
 	for _, n := range []int{10000, 46000} {
-		b.Run(fmt.Sprintf("verts=%d", n), func(b *testing.B) {
-			s := newTransferScene(b, n)
-			tr, err := NewTransfer(s.fine, s.coarse.Mesh, s.coarse.FinePiece, s.coarse.VertPiece, TransferOptions{})
-			must(b, err)
-			defer tr.Close()
-			al, err := NewPrealign(s.db, f.rig, tr)
-			must(b, err)
-			defer al.Close()
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for i := 0; i < b.N; i++ {
-				must(b, al.Synthesize(s.poses[i%len(s.poses)]))
-			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/frame")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
-		})
+		for _, mode := range []string{"own", "plain", "shared"} {
+			b.Run(fmt.Sprintf("verts=%d/%s", n, mode), func(b *testing.B) {
+				s := newTransferScene(b, n)
+				tr, err := NewTransfer(s.fine, s.coarse.Mesh, s.coarse.FinePiece, s.coarse.VertPiece, TransferOptions{})
+				must(b, err)
+				defer tr.Close()
+				al, err := NewPrealign(s.db, f.rig, tr)
+				must(b, err)
+				defer al.Close()
+				sy, err := NewSynthesizer(s.db, f.rig, SynthOptions{})
+				must(b, err)
+				defer sy.Close()
+				if mode == "shared" {
+					must(b, al.Share(sy))
+				}
+				dst := make([]geom.Vec3, sy.NumVerts())
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					p := s.poses[i%len(s.poses)]
+					if mode == "own" {
+						must(b, al.Synthesize(p))
+						continue
+					}
+					_, err := sy.Synthesize(p, dst)
+					must(b, err)
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/frame")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
+			})
+		}
 	}
 }
