@@ -72,7 +72,7 @@ suit at --verts (e.g. builddb --resolution 46000 --spec small) is timed.`,
 	fl.IntVar(&f.frames, "frames", 120, "frames timed after the warm-up")
 	fl.IntVar(&f.warmup, "warmup", 10, "frames stepped before timing (the first settles the coarse garment)")
 	fl.StringVar(&f.db, "db", "", "a database built by builddb for the procedural suit at --verts (default: a timing database of skinned samples, made in memory)")
-	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the timing database: "small" (53 samples), "default" (519) or a JSON file`)
+	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the timing database: "small" (53 samples), "default" (469) or a JSON file`)
 	fl.StringVar(&f.motion, "motion", "walk", "procedural clip (walk, armraise, elbowbend, kneebend, twist)")
 	fl.StringVar(&f.memprofile, "memprofile", "", "write the heap allocations of the timed frames (every allocation sampled) to this pprof file")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other instead of concurrently")

@@ -79,7 +79,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.IntVar(&sf.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural suit (default about 4000; 700 to 50000)")
 	mf.add(cmd)
 	_ = fl.MarkHidden("settle") // a clip's first-pose settle: builddb settles each sample instead
-	fl.StringVar(&f.spec, "spec", "default", `sampling spec: a JSON file, "default" (embedded, 519 samples) or "small" (embedded, 53 samples on coarse grids)`)
+	fl.StringVar(&f.spec, "spec", "default", `sampling spec: a JSON file, "default" (embedded, 469 samples) or "small" (embedded, 53 samples on coarse grids)`)
 	fl.StringVar(&f.shard, "shard", "0/1", "build the interleaved shard i/n: samples i, i+n, ...")
 	fl.IntVar(&f.jobs, "jobs", 0, "samples simulated at once (0: one per CPU)")
 	fl.StringVarP(&f.out, "out", "o", "out/suit.pdb", "database (or shard) file to write")

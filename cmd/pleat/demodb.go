@@ -37,7 +37,7 @@ type demoDBFlags struct {
 
 func (f *demoDBFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the wrinkle database: "small" (embedded, 53 samples), "default" (embedded, 519 samples) or a JSON file`)
+	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the wrinkle database: "small" (embedded, 53 samples), "default" (embedded, 469 samples) or a JSON file`)
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "folder of the cached wrinkle databases (default: the user's cache directory/pleat/demo)")
 	fl.BoolVar(&f.rebuild, "rebuild-db", false, "build the wrinkle database again even when a cached one of the same inputs exists")
 	fl.Float64Var(&f.settle, "settle-time", 4, "longest simulated seconds per database sample (builddb --settle-time)")

@@ -9,7 +9,7 @@ import (
 )
 
 // smallSpecJSON samples every role on a coarse grid (53 samples): for the
-// demo, quick looks and tests, where the default spec's 519 would take too
+// demo, quick looks and tests, where the default spec's 469 would take too
 // long.
 //
 //go:embed small_spec.json
