@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"io"
 	"math"
 	"os"
@@ -334,7 +335,9 @@ func (r *refineRun) write(out string, frames []int) ([]string, error) {
 }
 
 // render draws frame f of the coarse, refined and reference garments with
-// curvature heat maps (each its own scale: twice its RMS |H|).
+// mean-curvature heat maps on one scale (twice the RMS |H| of the
+// reference, or of the coarse garments without one), so that the three
+// compare.
 func (r *refineRun) render(out string, f int) ([]string, error) {
 	body, _, err := r.s.Frame(f, nil, nil)
 	if err != nil {
@@ -344,29 +347,46 @@ func (r *refineRun) render(out string, f int) ([]string, error) {
 	c := box.Center()
 	half := geom.V(0.3, box.Size().Y/2+0.03, 0.3)
 	opt := render.Options{Width: 800, Height: 800, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}}
-	sets := map[string]func() ([]*mesh.Mesh, [][]geom.Vec3){
-		"coarse": func() ([]*mesh.Mesh, [][]geom.Vec3) { return simFrame(r.coarse, f) },
-		"refined": func() ([]*mesh.Mesh, [][]geom.Vec3) {
-			var ms []*mesh.Mesh
-			var xs [][]geom.Vec3
-			for _, pr := range r.res.Pieces {
-				m := pr.FrameMesh(f)
-				ms, xs = append(ms, m), append(xs, m.Verts)
-			}
-			return ms, xs
-		},
+	sets := map[string][]*mesh.Mesh{"coarse": simFrame(r.coarse, f)}
+	for _, pr := range r.res.Pieces {
+		sets["refined"] = append(sets["refined"], pr.FrameMesh(f))
 	}
+	scaleFrom := "coarse"
 	if r.ref != nil {
-		sets["reference"] = func() ([]*mesh.Mesh, [][]geom.Vec3) { return simFrame(r.ref, f) }
+		sets["reference"], scaleFrom = simFrame(r.ref, f), "reference"
 	}
+	hs := map[string][][]float64{}
+	var sq, n float64
+	for name, ms := range sets {
+		for _, m := range ms {
+			top, err := mesh.NewTopology(m)
+			if err != nil {
+				return nil, err
+			}
+			h := mesh.MeanCurvature(m, top, mesh.CurvatureCotan, nil)
+			hs[name] = append(hs[name], h)
+			if name == scaleFrom {
+				st := mesh.SummarizeCurvature(h, mesh.MixedAreas(m, nil), top)
+				sq, n = sq+st.RMS*st.RMS*float64(st.N), n+float64(st.N)
+			}
+		}
+	}
+	scale := 2 * math.Sqrt(sq/math.Max(n, 1))
 	var files []string
 	for _, name := range []string{"coarse", "refined", "reference"} {
-		get, ok := sets[name]
+		ms, ok := sets[name]
 		if !ok {
 			continue
 		}
-		ms, xs := get()
-		img, err := scene.RenderMeshes(ms, xs, true, opt)
+		var items []render.Item
+		for i, m := range ms {
+			it := render.Item{Mesh: m, Verts: m.Verts, VertexColors: make([]color.NRGBA, len(m.Verts))}
+			for v, h := range hs[name][i] {
+				it.VertexColors[v] = render.HeatColor(h, scale)
+			}
+			items = append(items, it)
+		}
+		img, err := render.Render(items, opt)
 		if err != nil {
 			return files, err
 		}
@@ -379,13 +399,15 @@ func (r *refineRun) render(out string, f int) ([]string, error) {
 	return files, nil
 }
 
-func simFrame(res *sim.Result, f int) ([]*mesh.Mesh, [][]geom.Vec3) {
+// simFrame returns a simulation's pieces at frame f.
+func simFrame(res *sim.Result, f int) []*mesh.Mesh {
 	var ms []*mesh.Mesh
-	var xs [][]geom.Vec3
 	for i, p := range res.Pieces {
-		ms, xs = append(ms, p.Mesh), append(xs, res.Frames[i][f])
+		m := *p.Mesh
+		m.Verts = res.Frames[i][f]
+		ms = append(ms, &m)
 	}
-	return ms, xs
+	return ms
 }
 
 // report prints and writes the per-frame table and the summary.
