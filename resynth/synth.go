@@ -48,6 +48,13 @@ type Options struct {
 	// from adding up along a sleeve or a trouser leg; on the MakeHuman
 	// suit's leave-one-out it changed nothing at 0.05 and cost 1 mm at 1.
 	AnchorWeight float64
+	// Fallback σ (metres of matching cost; default 0: off) blends each
+	// frame towards the garment's rest shape skinned to the pose, with
+	// weight 1 − exp(−(c/σ)²) for the frame's matching cost c (smoothed
+	// over ±5 frames): where no database frame is near the motion, the
+	// transferred deformation is an extrapolation (paper: "Matching Cost")
+	// and the skinned rest shape may be the better guess.
+	Fallback float64
 	// Post, when set, is called on each reconstructed frame in order (on
 	// the goroutine that called Run) with the motion's joint transforms,
 	// and may change the positions: for instance to push the garment out
@@ -98,7 +105,7 @@ func (o *Options) check() error {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ClothWeight", o.ClothWeight}, {"ConstraintWeight", o.ConstraintWeight}, {"AnchorWeight", o.AnchorWeight}} {
+	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ClothWeight", o.ClothWeight}, {"ConstraintWeight", o.ConstraintWeight}, {"AnchorWeight", o.AnchorWeight}, {"Fallback", o.Fallback}} {
 		if !(v.x >= 0 && v.x < 1e6) {
 			return fmt.Errorf("resynth: option %s %g out of range [0, 1e6)", v.name, v.x)
 		}
@@ -126,6 +133,7 @@ type Synth struct {
 	cons   []int32     // constrained vertices: joint-nearest, then anchors
 	cjnt   []int32     // the joint each follows
 	njc    int         // the number of joint-nearest ones
+	rest   *local      // the rest shape as a database frame
 	sys    *poisson
 	pool   *workpool.Pool
 	fps    float64
@@ -192,6 +200,13 @@ func New(db *DB, opt Options) (*Synth, error) {
 				cw = append(cw, opt.AnchorWeight)
 			}
 		}
+	}
+	s.rest = &local{l: make([]geom.Mat3, len(g.Tris)), q: make([]geom.Quat, len(g.Tris)), s: make([]sym6, len(g.Tris)), polar: true}
+	for t := range s.rest.l {
+		s.rest.l[t], s.rest.q[t], s.rest.s[t] = geom.Identity3(), geom.QuatIdentity(), sym6{1, 1, 1, 0, 0, 0}
+	}
+	for _, v := range s.cons {
+		s.rest.o = append(s.rest.o, g.Rest[v])
 	}
 	var err error
 	s.sys, err = newPoisson(g.Rest, g.Tris, s.cons, cw)
@@ -292,6 +307,9 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 		c := s.ix.clipOf[i]
 		res.Steps = append(res.Steps, Step{Clip: s.db.Clips[c].Name, Frame: int(s.ix.local[i]), Index: frac[t] - float64(s.ix.start[c]), Cost: u[t*n+int(i)]})
 	}
+	if s.opt.Fallback > 0 {
+		s.fallback(blends, res.Steps)
+	}
 	res.Frames, err = s.reconstruct(ctx, blends, joints, progress)
 	if err != nil {
 		return nil, err
@@ -307,6 +325,33 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 	res.Timing = Timing{Match: t1.Sub(t0), Viterbi: t2.Sub(t1), Reconstruct: t3.Sub(t2), Post: time.Since(t3)}
 	return res, nil
 }
+
+// fallback blends every frame towards the rest frame (index restFrame)
+// by 1 − exp(−(c/σ)²) of its matching cost c averaged over ±indexRadius
+// frames.
+func (s *Synth) fallback(blends [][]blend, steps []Step) {
+	nt := len(blends)
+	for t := range blends {
+		lo, hi := max(t-indexRadius, 0), min(t+indexRadius, nt-1)
+		c := 0.0
+		for u := lo; u <= hi; u++ {
+			c += steps[u].Cost
+		}
+		c /= float64(hi - lo + 1)
+		a := math.Exp(-(c / s.opt.Fallback) * (c / s.opt.Fallback))
+		if a > 0.999 {
+			continue
+		}
+		b := make([]blend, 0, len(blends[t])+1)
+		for _, x := range blends[t] {
+			b = append(b, blend{x.frame, x.w * a})
+		}
+		blends[t] = append(b, blend{restFrame, 1 - a})
+	}
+}
+
+// restFrame is the blend index of the garment's rest shape.
+const restFrame = -1
 
 // local is a database frame in the triangles' skinned frames: L = Q⁻¹·F
 // per triangle, its polar factors (computed when a blend needs them), and
@@ -420,6 +465,9 @@ func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 	ref := 0
 	for k, b := range bl {
 		l, ok := w.cache[b.frame]
+		if b.frame == restFrame {
+			l, ok = s.rest, true
+		}
 		if !ok {
 			if n := len(w.spare); n > 0 {
 				l, w.spare = w.spare[n-1], w.spare[:n-1]

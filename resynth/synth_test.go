@@ -267,3 +267,40 @@ func TestPost(t *testing.T) {
 		t.Error("Post's error was dropped")
 	}
 }
+
+// Fallback leaves frames that match exactly alone (cost 0) and, with a
+// tiny σ, replaces the database's shapes by the rest shape: the result no
+// longer depends on which clips the database holds.
+func TestFallback(t *testing.T) {
+	db := tubeDB(10, 8, 30)
+	c := db.Clip("kick")
+	n := len(db.Garment.Rest)
+	run := func(d *DB, o Options) [][]geom.Vec3 {
+		s, err := New(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Run(context.Background(), c.Joints, c.FPS, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Frames
+	}
+	for f, x := range run(db, Options{Fallback: 0.01, Workers: 1}) {
+		if d := maxDist(x, c.Frame(f, n, nil)); d > 1e-5 {
+			t.Fatalf("own clip, frame %d: %.3g m from it", f, d)
+		}
+	}
+	tiny := Options{Fallback: 1e-6, Workers: 1}
+	a, b := run(db.Without("kick"), tiny), run(db.Without("kick", "swing"), tiny)
+	plain := run(db.Without("kick", "swing"), Options{Workers: 1})
+	for f := range a {
+		if d := maxDist(a[f], b[f]); d > 1e-9 {
+			t.Fatalf("frame %d: two databases give results %.3g m apart with a tiny σ", f, d)
+		}
+	}
+	if d := maxDist(plain[10], b[10]); !(d > 1e-4) {
+		t.Errorf("the fallback moved frame 10 by only %.3g m", d)
+	}
+}
