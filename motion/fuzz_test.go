@@ -147,3 +147,19 @@ func FuzzParseNameMap(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseUnit checks that --units and --up values parse without a
+// panic, to a unit that is 0 (detect) or positive and finite.
+func FuzzParseUnit(f *testing.F) {
+	for _, s := range []string{"auto", "cm", "Inches", "0.056444", "1e400", "-0", "NaN", "+z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if u, err := ParseUnit(s); err == nil && !(u == 0 || u > 0 && u <= 1e3) {
+			t.Fatalf("%q: unit %g", s, u)
+		}
+		if up, err := ParseUp(s); err == nil && up > UpZ {
+			t.Fatalf("%q: up %v", s, up)
+		}
+	})
+}
