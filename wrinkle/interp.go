@@ -94,10 +94,13 @@ const slerpEps = 0x1p-53
 // set picks dMin, the most negative d for which that is under slerpEps
 // (θ up to about 40°). Beyond it, the caller uses the trigonometric form.
 // The result agrees with the trigonometric one to float64 rounding.
+//
+// Near θ = 0 (the vertices a DoF hardly moves) half the terms reach the
+// same bound: for d ≥ dHalf the series stops after slerpTerms/2.
 type slerpCoef struct {
-	t      float64
-	b0, b1 [slerpTerms]float64 // series of sin((1−t)θ)/sin θ and sin(tθ)/sin θ
-	dMin   float64
+	t           float64
+	b0, b1      [slerpTerms]float64 // series of sin((1−t)θ)/sin θ and sin(tθ)/sin θ
+	dMin, dHalf float64
 }
 
 func (c *slerpCoef) set(t float64) {
@@ -123,6 +126,12 @@ func (c *slerpCoef) set(t float64) {
 	if next > 0 {
 		c.dMin = -math.Min(1, math.Pow(slerpEps/(2*next), 1.0/slerpTerms))
 	}
+	const h = slerpTerms / 2
+	half := math.Max(math.Abs(c.b0[h]), math.Abs(c.b1[h]))
+	c.dHalf = 0
+	if half > 0 {
+		c.dHalf = -math.Min(1, math.Pow(slerpEps/(2*half), 1.0/h))
+	}
 }
 
 // turn returns R(n̂, tθ)û0 for unit vectors u0, u1; ok is false when
@@ -145,8 +154,17 @@ func (c *slerpCoef) coefs(d float64) (g0, g1 float64, ok bool) {
 	}
 	d2 := d * d
 	d4 := d2 * d2
+	if d >= c.dHalf {
+		return estrin8(&c.b0, d, d2, d4), estrin8(&c.b1, d, d2, d4), true
+	}
 	d8 := d4 * d4
 	return estrin16(&c.b0, d, d2, d4, d8), estrin16(&c.b1, d, d2, d4, d8), true
+}
+
+// estrin8 is estrin16 of the first eight terms.
+func estrin8(b *[slerpTerms]float64, d, d2, d4 float64) float64 {
+	a0, a1, a2, a3 := b[0]+b[1]*d, b[2]+b[3]*d, b[4]+b[5]*d, b[6]+b[7]*d
+	return (a0 + a1*d2) + (a2+a3*d2)*d4
 }
 
 // estrin16 returns Σ b[i] dⁱ by Estrin's scheme (pairs, then pairs of
