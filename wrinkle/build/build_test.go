@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
+	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
@@ -314,5 +318,45 @@ func TestSkipMissing(t *testing.T) {
 				t.Errorf("reason %q", db.Samples[0].Missing)
 			}
 		})
+	}
+}
+
+// TestStartFrom checks that every sample starts from the rest-pose settle
+// (a rest-pose sample at once meets the rest criterion again) and that
+// sim.Simulator.StartFrom refuses positions that do not fit, or come
+// after the simulation started.
+func TestStartFrom(t *testing.T) {
+	sc := coarseScene(t)
+	b, err := New(sc.Character, sc.Garments, parseSpec(t, tinySpecJSON), Options{Settle: quickSettle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RestSettle().Stats.Steps == 0 || len(b.start) == 0 {
+		t.Fatalf("no rest settle: %+v", b.RestSettle())
+	}
+	sm, err := b.prep.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sm.Close()
+	if err := sm.StartFrom(b.start[:len(b.start)-1]); err == nil || !strings.Contains(err.Error(), "pieces") {
+		t.Errorf("StartFrom with a piece short: %v", err)
+	}
+	bad := make([][]geom.Vec3, len(b.start))
+	for i, x := range b.start {
+		bad[i] = slices.Clone(x)
+	}
+	bad[0][3].X = math.NaN()
+	if err := sm.StartFrom(bad); err == nil || !strings.Contains(err.Error(), "vertex 3 is not finite") {
+		t.Errorf("StartFrom with NaN: %v", err)
+	}
+	if err := sm.StartFrom(b.start); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sm.SettleTo(context.Background(), skel.RestPose(sc.Character.Skeleton), quickSettle, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sm.StartFrom(b.start); err == nil || !strings.Contains(err.Error(), "after the simulation started") {
+		t.Errorf("StartFrom after SettleTo: %v", err)
 	}
 }
