@@ -241,6 +241,22 @@ func printResynth(w io.Writer, res *resynth.Result) {
 	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s), push-out %.3f s\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds(), t.Post.Seconds())
 }
 
+// mainSource names the database clip most of a path's frames come from,
+// with its share.
+func mainSource(res *resynth.Result) string {
+	count := map[string]int{}
+	for _, st := range res.Steps {
+		count[st.Clip]++
+	}
+	best := ""
+	for _, c := range sortedKeys(count) {
+		if best == "" || count[c] > count[best] {
+			best = c
+		}
+	}
+	return fmt.Sprintf("%s %.0f%%", best, 100*float64(count[best])/float64(max(1, len(res.Steps))))
+}
+
 func sortedKeys(m map[string]int) []string {
 	var k []string
 	for s := range m {
@@ -530,14 +546,14 @@ taken.`,
 				}
 				defer done()
 			}
-			fmt.Fprintf(w, "%-14s %6s %9s %9s %6s %8s %6s %6s %7s %7s %8s %8s\n", "clip", "frames", "err mm", "skin mm", "ratio", "acc max", "> 2x", "at tr", "blocks", "median", "viterbi", "recon/s")
+			fmt.Fprintf(w, "%-14s %6s %9s %9s %6s %8s %6s %6s %7s %7s %8s %8s  %s\n", "clip", "frames", "err mm", "skin mm", "ratio", "acc max", "> 2x", "at tr", "blocks", "median", "viterbi", "recon/s", "main source")
 			var sr, ss float64
 			evs, err := resynth.LeaveOneOut(cmd.Context(), db, opt, clips, func(e *resynth.Eval) {
 				re, se := e.MeanErr()
 				worst, _, over := e.AccRatio(accFloor)
 				n, _, med := e.Result.BlockStats()
 				t := e.Result.Timing
-				fmt.Fprintf(w, "%-14s %6d %9.1f %9.1f %6.2f %8.2f %6d %6d %7d %7.1f %7.3fs %8.0f\n", e.Clip, e.Frames, re*1000, se*1000, re/se, worst, over, e.OverTransitions(accFloor), n, med, (t.Match + t.Viterbi).Seconds(), float64(e.Frames)/t.Reconstruct.Seconds())
+				fmt.Fprintf(w, "%-14s %6d %9.1f %9.1f %6.2f %8.2f %6d %6d %7d %7.1f %7.3fs %8.0f  %s\n", e.Clip, e.Frames, re*1000, se*1000, re/se, worst, over, e.OverTransitions(accFloor), n, med, (t.Match + t.Viterbi).Seconds(), float64(e.Frames)/t.Reconstruct.Seconds(), mainSource(e.Result))
 				sr += re
 				ss += se
 			})
