@@ -256,5 +256,6 @@ func (a *Animator) output(dst []geom.Vec3) []geom.Vec3 {
 			dst[v] = dst[v].Lerp(a.float.x[i], f)
 		}
 	}
+	a.bind.push(dst)
 	return dst
 }

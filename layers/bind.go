@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"math"
+
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -22,6 +24,22 @@ type surfaceBinding struct {
 	local []geom.Vec3  // offset in the triangle frame (u, n, w)
 	posed []geom.Vec3  // skinned used body vertices
 	valid []bool       // false: no body triangle (falls back to LBS)
+	cross []crossBind
+	thick float64
+}
+
+// crossBind is a second skin point for an outfit vertex that lies near a
+// body part other than its own in the rest pose (cloth at the side of the
+// torso, near the inner arm; cloth between the thighs): when the skin
+// deformation brings that part within reach, the vertex is kept outside
+// its tangent plane. Skinning lets limbs sink into the torso; this keeps
+// the cloth between them on the outside of both.
+type crossBind struct {
+	v     int32
+	tri   [3]int32 // used-vertex ids
+	bary  [3]float64
+	reach float64
+	p, n  geom.Vec3 // posed skin point and normal
 }
 
 func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
@@ -34,9 +52,10 @@ func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
 // along the normal are at least minOff (vertices inside the rest body are
 // put that far outside).
 func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64) *surfaceBinding {
+	cross := newCrossFinder(ch)
 	body := ch.Body
 	bvh := mesh.NewBVH(body.Verts, body.Tris)
-	sb := &surfaceBinding{tris: make([][3]int32, len(verts)), bary: make([][3]float64, len(verts)),
+	sb := &surfaceBinding{thick: minOff, tris: make([][3]int32, len(verts)), bary: make([][3]float64, len(verts)),
 		local: make([]geom.Vec3, len(verts)), valid: make([]bool, len(verts))}
 	used := map[int32]int32{}
 	var ids []int32
@@ -63,6 +82,10 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
+		if ct, cb, d, ok := cross.find(p, int(h.Tri)); ok {
+			t := body.Tris[ct]
+			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb, reach: min(d+crossSlack, crossCheck)})
+		}
 	}
 	sb.rest = make([]geom.Vec3, len(ids))
 	for k, v := range ids {
@@ -91,4 +114,127 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		dst[i] = p.AddScaled(l.X, u).AddScaled(l.Y, n).AddScaled(l.Z, w)
 		nrm[i] = n
 	}
+	for k := range sb.cross {
+		cb := &sb.cross[k]
+		a, b, c := x[cb.tri[0]], x[cb.tri[1]], x[cb.tri[2]]
+		cb.n = geom.TriangleNormal(a, b, c).Unit()
+		cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
+	}
+	sb.push(dst)
+}
+
+// push keeps the cross-bound vertices of x outside the other body part's
+// tangent plane (as posed by the last place) where it is within reach.
+func (sb *surfaceBinding) push(x []geom.Vec3) {
+	for k := range sb.cross {
+		cb := &sb.cross[k]
+		q := x[cb.v]
+		if q.Dist2(cb.p) > cb.reach*cb.reach {
+			continue
+		}
+		if s := q.Sub(cb.p).Dot(cb.n) - sb.thick; s < 0 {
+			x[cb.v] = q.AddScaled(-s, cb.n)
+		}
+	}
+}
+
+// Cross bindings: vertices within crossReach (m) of a body part two or more
+// joints away from their own (a sleeve's underside and the torso); the
+// tangent plane is only trusted near its point, within the rest distance
+// plus crossSlack and at most crossCheck.
+const (
+	crossReach = 0.15
+	crossSlack = 0.02
+	crossCheck = 0.05
+)
+
+// crossFinder finds, for a point, the closest skin point on triangles whose
+// strongest joint is at least two joints away in the skeleton from a given
+// triangle's.
+type crossFinder struct {
+	body   *mesh.Mesh
+	triJ   []int // strongest joint of each body triangle (its first corner's)
+	groups []crossGroup
+	depth  []int
+	parent []int
+}
+
+type crossGroup struct {
+	joint int
+	tris  []int32 // body triangle ids
+	bvh   *mesh.BVH
+	box   geom.Box
+}
+
+func newCrossFinder(ch *character.Character) *crossFinder {
+	sk := ch.Skeleton
+	cf := &crossFinder{body: ch.Body, triJ: make([]int, len(ch.Body.Tris)), depth: make([]int, sk.NumJoints()), parent: make([]int, sk.NumJoints())}
+	for j := range cf.depth {
+		cf.parent[j] = sk.Parent(j)
+		if p := sk.Parent(j); p >= 0 {
+			cf.depth[j] = cf.depth[p] + 1
+		}
+	}
+	byJ := make([][]int32, sk.NumJoints())
+	for t, tri := range ch.Body.Tris {
+		js, ws := ch.Weights.Influences(int(tri[0]))
+		j, best := 0, float32(-1)
+		for k, w := range ws {
+			if w > best {
+				best, j = w, int(js[k])
+			}
+		}
+		cf.triJ[t] = j
+		byJ[j] = append(byJ[j], int32(t))
+	}
+	for j, ts := range byJ {
+		if len(ts) == 0 {
+			continue
+		}
+		tris := make([][3]int32, len(ts))
+		for k, t := range ts {
+			tris[k] = ch.Body.Tris[t]
+		}
+		b := mesh.NewBVH(ch.Body.Verts, tris)
+		cf.groups = append(cf.groups, crossGroup{joint: j, tris: ts, bvh: b, box: b.Bounds()})
+	}
+	return cf
+}
+
+func (cf *crossFinder) treeDist(a, b int) int {
+	d := 0
+	for cf.depth[a] > cf.depth[b] {
+		a, d = cf.parent[a], d+1
+	}
+	for cf.depth[b] > cf.depth[a] {
+		b, d = cf.parent[b], d+1
+	}
+	for a != b {
+		a, b, d = cf.parent[a], cf.parent[b], d+2
+	}
+	return d
+}
+
+// find returns the closest triangle (body id) and barycentric point within
+// crossReach of p on another body part than triangle own's, with p outside
+// it, and the distance.
+func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, dist float64, ok bool) {
+	oj := cf.triJ[own]
+	best := crossReach * crossReach
+	for _, g := range cf.groups {
+		if g.box.Dist2(p) > best || cf.treeDist(g.joint, oj) < 2 {
+			continue
+		}
+		h, hit := g.bvh.ClosestPointWithin(p, math.Sqrt(best))
+		if !hit || h.Dist2 > best {
+			continue
+		}
+		t := cf.body.Tris[g.tris[h.Tri]]
+		n := geom.TriangleNormal(cf.body.Verts[t[0]], cf.body.Verts[t[1]], cf.body.Verts[t[2]])
+		if p.Sub(h.Point).Dot(n) <= 0 {
+			continue // inside that part at rest: no consistent side
+		}
+		best, tri, bary, ok = h.Dist2, g.tris[h.Tri], h.Bary, true
+	}
+	return tri, bary, math.Sqrt(best), ok
 }

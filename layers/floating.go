@@ -166,10 +166,22 @@ func oppositeVert(t [3]int32, e [2]int32) int32 {
 // rest pose whose normal does not face into it (cloth facing the capsule
 // from its far side can only reach it through other cloth).
 func (fl *floatLayer) candidates(caps []Capsule, m *mesh.Mesh, normals []geom.Vec3, reach float64) {
-	for _, c := range caps {
+	// the capsule each vertex is nearest to in the rest pose
+	nearest := make([]int, len(fl.idx))
+	for i, v := range fl.idx {
+		best := math.Inf(1)
+		for k, c := range caps {
+			if d := c.Dist(m.Verts[v]); d < best {
+				best, nearest[i] = d, k
+			}
+		}
+	}
+	for k, c := range caps {
 		cs := capsuleState{Capsule: c}
 		for i, v := range fl.idx {
-			if fl.pinned[i] {
+			// vertices on the skin are held out of their own limb by their
+			// skin half-space (collideSkin), which fits it better
+			if fl.pinned[i] || (!math.IsNaN(fl.skinOff[i]) && nearest[i] == k) {
 				continue
 			}
 			p := m.Verts[v]

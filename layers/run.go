@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
@@ -20,6 +21,9 @@ type Result struct {
 	Frames [][]geom.Vec3
 	// Interrupted is true when the context ended the run early.
 	Interrupted bool
+	// Prepare is the wall time of New; Settle that of the first Step (which
+	// settles); Steps that of the other Steps (for reports, not tests).
+	Prepare, Settle, Steps time.Duration
 }
 
 // Run animates the scene's garments through its clip with an Animator
@@ -30,18 +34,25 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress func(done, t
 		return nil, fmt.Errorf("layers: the scene has no frames")
 	}
 	opt.FPS = s.Clip.FPS
+	t0 := time.Now()
 	a, err := New(s.Character, s.Garments, opt)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Animator: a, FPS: s.Clip.FPS}
+	r := &Result{Animator: a, FPS: s.Clip.FPS, Prepare: time.Since(t0)}
 	n := len(s.Clip.Poses)
 	for f := range n {
 		if ctx.Err() != nil {
 			r.Interrupted = true
 			break
 		}
+		t1 := time.Now()
 		x, err := a.Step(s.Clip.Poses[f], nil)
+		if f == 0 {
+			r.Settle = time.Since(t1)
+		} else {
+			r.Steps += time.Since(t1)
+		}
 		if err != nil {
 			return r, fmt.Errorf("frame %d: %w", f, err)
 		}
@@ -186,6 +197,7 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 		c.All.Skinned /= tot
 	}
 	c.Layered, c.Simulated, c.Skinned = pens[0].result(), pens[1].result(), pens[2].result()
+	c.All.Inside = c.Layered.Inside
 	return c, nil
 }
 

@@ -159,8 +159,9 @@ func printLayers(w io.Writer, res *layers.Result, wall time.Duration) {
 	for _, c := range a.Capsules() {
 		fmt.Fprintf(w, "capsule    %-12s radius %.0f → %.0f mm, %.0f mm long\n", c.Name, c.RA*1000, c.RB*1000, c.A.Dist(c.B)*1000)
 	}
-	if f := len(res.Frames); f > 0 {
-		fmt.Fprintf(w, "animated   %d frames in %.3f s: %.0f frames/s (one core, settling included)\n", f, wall.Seconds(), float64(f)/wall.Seconds())
+	if f := len(res.Frames); f > 1 {
+		fmt.Fprintf(w, "animated   %d frames in %.3f s: %.0f frames/s after the first (one core); preparing %.0f ms, first frame (settling) %.0f ms, all %.3f s\n",
+			f, res.Steps.Seconds(), float64(f-1)/res.Steps.Seconds(), res.Prepare.Seconds()*1000, res.Settle.Seconds()*1000, wall.Seconds())
 	}
 }
 
