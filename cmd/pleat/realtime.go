@@ -69,12 +69,22 @@ prints the per-layer mean distance between the two and both penetrations.`,
 				return fmt.Errorf("--renders: %w", err)
 			}
 			start := time.Now()
-			res, err := layers.Run(ctx, s, opt, nil)
+			var cpu1 time.Duration
+			cpuOK := true
+			res, err := layers.Run(ctx, s, opt, func(done, total int) {
+				if done == 1 {
+					cpu1, cpuOK = processCPU()
+				}
+			})
 			if res == nil {
 				return err
 			}
 			wall := time.Since(start)
 			printLayers(w, res, wall)
+			if cpu2, ok := processCPU(); ok && cpuOK && len(res.Frames) > 1 && cpu2 > cpu1 {
+				fmt.Fprintf(w, "cpu        %.3f ms CPU per frame after the first: %.0f frames per CPU second\n",
+					(cpu2-cpu1).Seconds()*1000/float64(len(res.Frames)-1), float64(len(res.Frames)-1)/(cpu2-cpu1).Seconds())
+			}
 			if err != nil {
 				return err
 			}
