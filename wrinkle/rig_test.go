@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/pleat-dev/pleat/character"
@@ -222,4 +223,46 @@ func TestRigMakeHuman(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkNeutral checks that a ball joint's zero angles put its bone along
+// the anatomical neutral (arms hanging, legs down, spine up) whatever the
+// rig's rest pose, and that the rest pose reads the shoulder abduction
+// want (degrees; T-pose 90).
+func checkNeutral(t *testing.T, name string, rig *Rig, wantAbduct, tol float64) {
+	t.Helper()
+	for _, role := range []Role{Spine, LeftShoulder, RightShoulder, LeftHip, RightHip} {
+		rj := rig.Roles[role]
+		want := rig.Up.Neg()
+		if role == Spine {
+			want = rig.Up
+		}
+		p := skel.RestPose(rig.Skeleton)
+		must(t, rig.SetRole(&p, role, DoFs{}))
+		fk := skel.FK(rig.Skeleton, p, nil)
+		if d := fk[rj.End].T.Sub(fk[rj.Chain[0]].T).Unit(); d.Dot(want) < 1-1e-9 {
+			t.Errorf("%s: %s at zero angles points %v, want %v", name, role, d, want)
+		}
+	}
+	for _, role := range []Role{LeftShoulder, RightShoulder} {
+		a, err := rig.Angles(role, skel.RestPose(rig.Skeleton))
+		must(t, err)
+		if math.Abs(a[1]/deg-wantAbduct) > tol || math.Abs(a[0]/deg) > tol || math.Abs(a[2]/deg) > tol {
+			t.Errorf("%s: %s rest angles %.1f°, want abduction %.0f±%.0f°", name, role, []float64{a[0] / deg, a[1] / deg, a[2] / deg}, wantAbduct, tol)
+		}
+	}
+}
+
+func TestRigNeutral(t *testing.T) {
+	checkNeutral(t, "mannequin (T-pose)", getFixture(t).rig, 90, 1)
+	if os.Getenv("PLEAT_ASSETS") == "" {
+		t.Skip("PLEAT_ASSETS is not set: skipping the MakeHuman A-pose")
+	}
+	opt, err := character.FindMakeHuman(os.Getenv("PLEAT_ASSETS")+"/makehuman", "cmu_mb")
+	must(t, err)
+	ch, err := character.LoadMakeHuman(opt)
+	must(t, err)
+	rig, err := Bind(ch.Skeleton, nil)
+	must(t, err)
+	checkNeutral(t, "MakeHuman (A-pose)", rig, 40, 3)
 }
