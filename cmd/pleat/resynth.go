@@ -64,9 +64,11 @@ deformation gradients by one Poisson solve.
 
 The character and garments (--character, --garment, ...) must be those the
 database was built with; the motion is resampled to the database's frame
-rate. With --truth (a PC2 of the same motion simulated, as pleat simulate
-writes it) it reports the error per frame against it beside the skinning
-baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
+rate (--fps, if given, must be that rate). With --truth (a PC2 of the same
+motion simulated, as pleat simulate writes it) it reports the error per
+frame against it beside the skinning baseline. The garment is kept
+--push-out mm outside the skinned body. Output by extension: .glb/.gltf
+(with the body), .pc2 (+ .obj).`,
 		Example: `  pleat resynth build --out out/db.prsd walk armraise kneebend
   pleat resynth --db out/db.prsd --motion twist --out out/twist.glb`,
 		Args: cobra.NoArgs,
@@ -91,6 +93,9 @@ baseline. Output by extension: .glb/.gltf (with the body), .pc2 (+ .obj).`,
 			}
 			db = db.Without(without...)
 			if len(db.Clips) > 0 {
+				if fps := db.Clips[0].FPS; cmd.Flags().Changed("fps") && sf.spec.FPS != fps {
+					return fmt.Errorf("--fps %g: the database is at %g frames/s, and the motion is resampled to it", sf.spec.FPS, fps)
+				}
 				sf.spec.FPS = db.Clips[0].FPS
 			}
 			s, err := sf.load()
