@@ -24,6 +24,11 @@ type Scene struct {
 	// Notes says what loading did that a user should know (frames dropped,
 	// resampling, grounding offset).
 	Notes []string
+	// Warnings are the notes a user must act on (clip joints left out,
+	// hands still inside the body after the arm clearance reached its
+	// limit, a garment far from the body after fitting). Each is also in
+	// Notes, in the same order, so readers of Notes alone miss nothing.
+	Warnings []string
 	// ClipMatch maps, for a BVH clip, each clip joint (its name in the
 	// file) to the rig joint it drives, after the name map or the
 	// body-part matching (motion.AutoMap); nil for procedural clips.
@@ -247,6 +252,10 @@ func (s *Scene) loadGarments(spec Spec, mhDir string, worn *character.MeshGarmen
 			if mg.Fitted && mg.Place != (character.Placement{Scale: 1}) {
 				s.Notes = append(s.Notes, fmt.Sprintf("garment %s: placed on the body with %v (mean distance to the body %.1f mm)", filepath.Base(path), mg.Place, mg.MeanDist*1000))
 			}
+			if mg.MeanDist > GarmentFarWarn {
+				s.warn(fmt.Sprintf("garment %s: its vertices are %.1f mm from the body on average after placing (%v; more than %.0f mm): check that it is in the character's rest pose and units, or give the placement",
+					filepath.Base(path), mg.MeanDist*1000, mg.Place, GarmentFarWarn*1000))
+			}
 			for _, name := range mg.PinsFound {
 				pins[name] = true
 			}
@@ -363,7 +372,7 @@ func loadBVH(spec Spec, s *Scene) (*motion.Clip, error) {
 		// namespace.
 		match = motion.CMUToMakeHuman().Then(namespaceMap(src.Skeleton, dst))
 		if left := unmatchedJoints(src.Skeleton, dst, match); len(left) > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
+			s.warn(fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
 		}
 	} else if match, err = autoMatch(src.Skeleton, dst, s); err != nil {
 		return nil, fmt.Errorf("%s: %w", spec.Motion, err)
@@ -419,7 +428,7 @@ func autoMatch(src, dst *skel.Skeleton, s *Scene) (motion.NameMap, error) {
 		s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) matched to rig joints of other names by body part", renamed))
 	}
 	if len(left) > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
+		s.warn(fmt.Sprintf("motion: %d clip joint(s) match no rig joint and are left out: %s", len(left), strings.Join(left, ", ")))
 	}
 	return m, nil
 }
@@ -572,9 +581,25 @@ func (s *Scene) finishClip(spec Spec, resample bool) error {
 				rep.MaxAngle*180/math.Pi, rep.Frames, margin*1000, mmText(rep.WorstBefore), mmText(rep.WorstAfter),
 				math.Min(margin, UpperArmClearance)*1000, mmText(rep.UpperBefore), mmText(rep.UpperAfter)))
 		}
+		if ok && rep.WorstAfter < 0 {
+			s.warn(fmt.Sprintf("arms: hands or forearms are still up to %.1f mm inside the torso or legs after the arm clearance (at most %.0f° of abduction); cloth caught there sinks into the body: check the clip and the rig's rest pose",
+				-rep.WorstAfter*1000, armMaxAngle*180/math.Pi))
+		}
 	}
 	s.ground(spec.Ground)
 	return nil
+}
+
+// GarmentFarWarn is the mean distance (m) of a mesh garment's vertices to
+// the body above which loading warns that the garment may be misplaced
+// (character.FitMax, beyond which fitting fails, is 40 mm; the loose
+// male_casualsuit02 OBJ sits 25.2 mm from the MakeHuman body).
+const GarmentFarWarn = 0.035
+
+// warn records a note the user must act on, in Notes and in Warnings.
+func (s *Scene) warn(msg string) {
+	s.Notes = append(s.Notes, msg)
+	s.Warnings = append(s.Warnings, msg)
 }
 
 // mmText formats a clearance distance in metres as millimetres, or as

@@ -184,7 +184,7 @@ the output (--renders).`,
 				return fmt.Errorf("--renders: %w", err)
 			}
 			w := cmd.OutOrStdout()
-			describeScene(w, s)
+			describeScene(w, s, cmd.ErrOrStderr())
 			gs, err := s.GLTF("pose")
 			if err != nil {
 				return err
@@ -251,16 +251,33 @@ func checkWritable(paths ...string) error {
 	return nil
 }
 
-// describeScene prints what was loaded.
-func describeScene(w io.Writer, s *scene.Scene) {
+// describeScene prints what was loaded to w, and the scene's warnings
+// (the notes a user must act on) as "warning: ..." lines to errw[0]
+// (os.Stderr when not given).
+func describeScene(w io.Writer, s *scene.Scene, errw ...io.Writer) {
+	var ew io.Writer = os.Stderr
+	if len(errw) > 0 && errw[0] != nil {
+		ew = errw[0]
+	}
 	ch := s.Character
 	fmt.Fprintf(w, "character  %s: %d vertices, %d triangles, %d joints\n", ch.Name, len(ch.Body.Verts), len(ch.Body.Tris), ch.Skeleton.NumJoints())
 	for _, g := range s.Garments {
 		fmt.Fprintf(w, "garment    %s: %d vertices, %d triangles\n", g.Name, len(g.Mesh.Verts), len(g.Mesh.Tris))
 	}
 	fmt.Fprintf(w, "motion     %d frames at %g fps (%.2f s)\n", len(s.Clip.Poses), s.Clip.FPS, s.Clip.Duration())
+	warned := map[string]int{}
+	for _, n := range s.Warnings {
+		warned[n]++
+	}
 	for _, n := range s.Notes {
+		if warned[n] > 0 {
+			warned[n]--
+			continue
+		}
 		fmt.Fprintln(w, "note      ", n)
+	}
+	for _, n := range s.Warnings {
+		fmt.Fprintln(ew, "warning:", n)
 	}
 	lows := s.LowestPoints()
 	lo, hi := math.Inf(1), math.Inf(-1)

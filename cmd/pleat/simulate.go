@@ -178,7 +178,7 @@ against), or a folder/ of OBJ frames. The body is whole unless
 			if err != nil {
 				return err
 			}
-			describeScene(w, s)
+			describeScene(w, s, cmd.ErrOrStderr())
 			opt, err := mf.options(s.Clip.FPS)
 			if err != nil {
 				return err
