@@ -36,8 +36,10 @@ type Measure struct {
 	// the wrinkles outside the regions count too.
 	WholeCoarse, WholeRefined, WholeReference float64
 	// Verts counts the frame's refined mesh vertices; Deep those more than
-	// 2 mm inside the body (collide.DeepPenetration).
-	Verts, Deep int
+	// 2 mm inside the body (collide.DeepPenetration); Free the simulated
+	// ones and DeepFree those of them deep inside.
+	Verts, Deep    int
+	Free, DeepFree int
 	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
 	// patches' simulated edges (those with a free end; edges between held
 	// vertices follow the coarse surface); Over counts those above 10 %
@@ -155,10 +157,18 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 		ms.Coarse += geom.TriangleArea(cx[tr[0]], cx[tr[1]], cx[tr[2]]) * (hc[tr[0]] + hc[tr[1]] + hc[tr[2]]) / 3
 	}
 	ms.Verts += len(fm.Verts)
+	for _, fr := range bl.free {
+		if fr {
+			ms.Free++
+		}
+	}
 	if pen != nil {
-		for _, q := range fm.Verts {
+		for v, q := range fm.Verts {
 			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
 				ms.Deep++
+				if bl.free != nil && bl.free[v] {
+					ms.DeepFree++
+				}
 			}
 		}
 	}

@@ -154,6 +154,7 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 	if opt.MaxDt > 0 {
 		rf.p.MaxDt = opt.MaxDt // --substeps for the patches too
 	}
+	rf.p.Thickness = opt.Thickness
 	if rf.substeps > 0 {
 		rf.p.MaxDt = 1 / (s.Clip.FPS * float64(rf.substeps))
 	}
@@ -428,6 +429,8 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		sum.WholeRefined += m.WholeRefined
 		sum.WholeReference += m.WholeReference
 		sum.Deep += m.Deep
+		sum.Free += m.Free
+		sum.DeepFree += m.DeepFree
 		sum.Verts += m.Verts
 		sum.Over += m.Over
 		sum.Edges += m.Edges
@@ -458,7 +461,8 @@ func (r *refineRun) report(w io.Writer, path string) error {
 	if r.ref != nil {
 		fmt.Fprintf(&b, ", reference %.3f m: refined/reference %.3f (coarse/reference %.3f)", sum.WholeReference, sum.WholeRefined/sum.WholeReference, sum.WholeCoarse/sum.WholeReference)
 	}
-	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%)\n", sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1))
+	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%); simulated vertices: %d of %d (%.3f%%)\n",
+		sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1), sum.DeepFree, sum.Free, 100*float64(sum.DeepFree)/math.Max(float64(sum.Free), 1))
 	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%", 100*sum.MaxStrain, sum.Over, sum.Edges)
 	if sum.MaxStrain > 0 {
 		wk := sum.Worst
