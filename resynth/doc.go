@@ -14,7 +14,7 @@
 // rotation of the limb under it is taken out; resynthesis puts the new
 // skeleton's rotation back (F' = Q'·L).
 //
-// Resynthesis of a motion runs in four steps:
+// Resynthesis of a motion runs in five steps:
 //
 //  1. Matching (features.go): each frame is described by the positions of
 //     the joints that move the garment, each in the frame of its parent
@@ -48,6 +48,11 @@
 //     skeleton's joint rigidly from the blended database offset.
 //     Options.AnchorWeight adds weak targets of the same kind for every
 //     other vertex (off by default).
+//  5. Smoothing the dynamics (smooth.go): the offset of each vertex from
+//     the skinned rest garment is averaged in time with a Gaussian of
+//     Options.Smooth frames (default 2), so that the cloth moves no
+//     faster than the source clips' cloth did: playing a livelier clip,
+//     or a clip resampled in time, otherwise shows as jitter.
 //
 // Eval and LeaveOneOut measure a resynthesis against simulated ground
 // truth: mean vertex error per frame beside the skinning baseline (the

@@ -20,6 +20,9 @@ const (
 	// DefaultWindow is the default number of frames averaged around a
 	// block boundary (Options.Window; the paper's 5).
 	DefaultWindow = 5
+	// DefaultSmooth is the default σ, in frames, of the Gaussian that
+	// smooths the garment's dynamics in time (Options.Smooth).
+	DefaultSmooth = 2.0
 )
 
 // blocks splits a path into blocks: runs in one clip whose index steps by

@@ -55,6 +55,12 @@ type Options struct {
 	// transferred deformation is an extrapolation (paper: "Matching Cost")
 	// and the skinned rest shape may be the better guess.
 	Fallback float64
+	// Smooth σ (frames; default DefaultSmooth, negative: off) is the
+	// width of the Gaussian with which the reconstructed garment's
+	// dynamics (its offset from the skinned rest garment) are averaged in
+	// time (smooth.go), so that the cloth moves no faster than the source
+	// clips' cloth did.
+	Smooth float64
 	// Post, when set, is called on each reconstructed frame in order (on
 	// the goroutine that called Run) with the motion's joint transforms,
 	// and may change the positions: for instance to push the garment out
@@ -93,6 +99,12 @@ func (o *Options) defaults() {
 	if o.AnchorWeight < 0 {
 		o.AnchorWeight = 0
 	}
+	if o.Smooth == 0 {
+		o.Smooth = DefaultSmooth
+	}
+	if o.Smooth < 0 {
+		o.Smooth = 0
+	}
 	if o.Window == 0 {
 		o.Window = DefaultWindow
 	}
@@ -105,10 +117,13 @@ func (o *Options) check() error {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ClothWeight", o.ClothWeight}, {"ConstraintWeight", o.ConstraintWeight}, {"AnchorWeight", o.AnchorWeight}, {"Fallback", o.Fallback}} {
+	}{{"VelWeight", o.VelWeight}, {"Jump", o.Jump}, {"Skip", o.Skip}, {"ClothWeight", o.ClothWeight}, {"ConstraintWeight", o.ConstraintWeight}, {"AnchorWeight", o.AnchorWeight}, {"Fallback", o.Fallback}, {"Smooth", o.Smooth}} {
 		if !(v.x >= 0 && v.x < 1e6) {
 			return fmt.Errorf("resynth: option %s %g out of range [0, 1e6)", v.name, v.x)
 		}
+	}
+	if o.Smooth > 30 {
+		return fmt.Errorf("resynth: option Smooth %g frames over 30", o.Smooth)
 	}
 	if o.Window < 1 || o.Window > 121 || o.Window%2 == 0 {
 		return fmt.Errorf("resynth: option Window %d: want an odd number of frames from 1 to 121", o.Window)
@@ -314,6 +329,7 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 	if err != nil {
 		return nil, err
 	}
+	s.smoothResidual(res.Frames, joints, s.opt.Smooth)
 	t3 := time.Now()
 	if s.opt.Post != nil {
 		for f, x := range res.Frames {

@@ -22,7 +22,7 @@ func maxDist(a, b []geom.Vec3) float64 {
 // constraint targets are consistent, so Eq. P1's residual is zero.
 func TestRunReproducesDatabaseClip(t *testing.T) {
 	db := tubeDB(12, 10, 40)
-	s, err := New(db, Options{Workers: 2})
+	s, err := New(db, Options{Workers: 2, Smooth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestQuatLogSeries(t *testing.T) {
 // rebuilt exactly (all targets agree).
 func TestAnchorsExact(t *testing.T) {
 	db := tubeDB(10, 8, 20)
-	s, err := New(db, Options{AnchorWeight: 0.5, Workers: 1})
+	s, err := New(db, Options{AnchorWeight: 0.5, Workers: 1, Smooth: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestFallback(t *testing.T) {
 		}
 		return res.Frames
 	}
-	for f, x := range run(db, Options{Fallback: 0.01, Workers: 1}) {
+	for f, x := range run(db, Options{Fallback: 0.01, Workers: 1, Smooth: -1}) {
 		if d := maxDist(x, c.Frame(f, n, nil)); d > 1e-5 {
 			t.Fatalf("own clip, frame %d: %.3g m from it", f, d)
 		}

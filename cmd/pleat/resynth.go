@@ -44,6 +44,7 @@ func (f *resynthFlags) add(cmd *cobra.Command, pushOut float64) {
 	fl.IntVar(&f.opt.Window, "window", 0, "frames (odd) over which transitions between database segments are smoothed (0: 5, the paper's)")
 	fl.Float64Var(&f.opt.ClothWeight, "cloth-weight", 0, "weight of the cloth's change of state (RMS distance in m, relative to the body) in the transition cost (0: 10; negative: off, skeleton only)")
 	fl.Float64Var(&f.opt.Fallback, "fallback", 0, "matching cost σ (m) over which frames blend towards the skinned rest shape, by 1−exp(−(cost/σ)²) (0: off)")
+	fl.Float64Var(&f.opt.Smooth, "smooth", 0, "σ in frames of the Gaussian that smooths the garment's motion relative to the skinned body in time (0: 2; negative: off)")
 	fl.Float64Var(&f.opt.AnchorWeight, "anchor-weight", 0, "weight of every other vertex's soft target (its database position carried by its heaviest joint) relative to the mean diagonal (0: none)")
 	fl.Float64Var(&f.opt.ConstraintWeight, "constraint-weight", 0, "weight of the joint-nearest vertices' targets relative to the mean diagonal of the Poisson system (0: 10)")
 }
