@@ -106,7 +106,10 @@ func (r *Result) GLTF(s *scene.Scene, name string) (*gltfio.Scene, error) {
 // files reproduce FrameStats.MaxStretch. (With Options.PatternRest and
 // metric UVs the rest lengths are those of the file's UVs instead.)
 func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
-	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") {
+	if err := CheckPath(path); err != nil {
+		return nil, err
+	}
+	if isFolder(path) {
 		m, frames := r.Merged()
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return nil, err
@@ -150,5 +153,29 @@ func (r *Result) Write(path string, s *scene.Scene) ([]string, error) {
 		}
 		return []string{path}, usd.WriteFile(path, st)
 	}
-	return nil, fmt.Errorf("%s: write .glb, .gltf, .pc2, .usda, .usdz or a folder/ of OBJ frames", path)
+	return nil, CheckPath(path)
+}
+
+// isFolder reports whether Write takes path as a folder of OBJ frames: it
+// ends in / or is an existing directory.
+func isFolder(path string) bool {
+	st, err := os.Stat(path)
+	return (err == nil && st.IsDir()) || strings.HasSuffix(path, "/")
+}
+
+// CheckPath says, without writing anything, whether Write takes path: a
+// folder, or a file whose extension is one of .glb, .gltf, .pc2, .usda
+// and .usdz (any case). Commands call it before long work.
+func CheckPath(path string) error {
+	if isFolder(path) {
+		return nil
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".glb", ".gltf", ".pc2", ".usda", ".usdz":
+		return nil
+	case "":
+		return fmt.Errorf("%s: no extension: write .glb, .gltf, .pc2, .usda, .usdz or a folder/ of OBJ frames", path)
+	default:
+		return fmt.Errorf("%s: %s is not written: write .glb, .gltf, .pc2, .usda, .usdz or a folder/ of OBJ frames", path, ext)
+	}
 }

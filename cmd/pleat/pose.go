@@ -172,6 +172,9 @@ the output (--renders).`,
 			if err := checkWritable(out); err != nil {
 				return err
 			}
+			if e := strings.ToLower(filepath.Ext(out)); e != ".glb" && e != ".gltf" {
+				return fmt.Errorf("--out %s: pose writes .glb or .gltf (simulate also writes .usda, .usdz, .pc2)", out)
+			}
 			if _, err := parseFrames(renders, math.MaxInt); err != nil {
 				return fmt.Errorf("--renders: %w", err)
 			}

@@ -148,9 +148,10 @@ current frame: the frames done so far are written, and pleat exits with
 status 1 and an error saying the output is partial. Flags are checked and
 the output path is tried for writing before any work starts.
 
-Output by extension: .glb/.gltf (body + garments as vertex animation), .pc2
-(plus, beside it as .obj, the rest shape the stretch figures are measured
-against), or a folder/ of OBJ frames. The body is whole unless
+Output by extension: .glb/.gltf (body + garments as vertex animation),
+.usda/.usdz (body + garments as time-sampled points), .pc2 (plus, beside
+it as .obj, the rest shape the stretch figures are measured against), or
+a folder/ of OBJ frames; any other extension fails before any work. The body is whole unless
 --hide-covered.`,
 		Example: `  pleat simulate --out out/sim.glb                     # procedural default
   pleat simulate --scene sheet --out out/sheet.glb
@@ -162,6 +163,12 @@ against), or a folder/ of OBJ frames. The body is whole unless
 			w := cmd.OutOrStdout()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if err := sim.CheckPath(out); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			if st, err := os.Stat(out); err == nil && st.IsDir() && !strings.HasSuffix(out, "/") {
+				out += "/" // an existing folder takes OBJ frames
+			}
 			if err := checkWritable(out, reportOut); err != nil {
 				return err
 			}

@@ -111,6 +111,9 @@ func runSynth(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthF
 	if err != nil {
 		return err
 	}
+	if err := sim.CheckPath(f.out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	if err := checkWritable(f.out); err != nil {
 		return err
 	}

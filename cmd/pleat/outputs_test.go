@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnknownOutputFailsFirst: an --out extension no writer takes fails
+// before anything is loaded or simulated, naming the flag and the
+// extensions that are taken, and writes nothing.
+func TestUnknownOutputFailsFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--out", filepath.Join(dir, "a.usdc")}, "--out: " + filepath.Join(dir, "a.usdc") + ": .usdc is not written: write .glb, .gltf, .pc2, .usda, .usdz or a folder/"},
+		{[]string{"simulate", "--out", filepath.Join(dir, "a.FBX")}, ".fbx is not written"},
+		{[]string{"simulate", "--out", filepath.Join(dir, "noext")}, "no extension: write .glb"},
+		{[]string{"simulate", "--motion", "/nonexistent.bvh", "--out", filepath.Join(dir, "a.abc")}, "--out: "},
+		{[]string{"synth", "--db", "/nonexistent.pdb", "--out", filepath.Join(dir, "a.fbx")}, "--out: " + filepath.Join(dir, "a.fbx") + ": .fbx is not written"},
+		{[]string{"pose", "--out", filepath.Join(dir, "a.usda")}, "pose writes .glb or .gltf"},
+	} {
+		_, err := run(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("wrote %s", e.Name())
+	}
+}
