@@ -50,8 +50,9 @@ func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
 
 // newSurfaceBinding binds the outfit's rest vertices to ch's body; offsets
 // along the normal are at least minOff (vertices inside the rest body are
-// put that far outside).
-func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64) *surfaceBinding {
+// put that far outside). Vertices for which crossOK is true also get a
+// cross binding where one is found.
+func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, crossOK func(v int) bool) *surfaceBinding {
 	cross := newCrossFinder(ch)
 	body := ch.Body
 	bvh := mesh.NewBVH(body.Verts, body.Tris)
@@ -82,6 +83,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
+		if !crossOK(i) {
+			continue
+		}
 		if ct, cb, d, ok := cross.find(p, int(h.Tri)); ok {
 			t := body.Tris[ct]
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb, reach: min(d+crossSlack, crossCheck)})

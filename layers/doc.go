@@ -43,7 +43,7 @@
 //     of their bound skin point instead (a pencil skirt lies on the
 //     thighs, which capsules fit only roughly).
 //
-// Beyond the paper, one cheap correction acts on every layer: skinning
+// Beyond the paper, one cheap correction acts on the tight layer: skinning
 // sinks limbs into the torso and thighs into each other, so a vertex
 // within 15 cm of a body part two or more joints from its own at rest
 // (a sleeve's underside and the torso) also keeps a skin point there, and
