@@ -51,7 +51,8 @@ type Garment struct {
 	// coordinates; its groups are those of the source OBJ.
 	Mesh *mesh.Mesh
 	// Weights are skinning weights for the character's skeleton, one
-	// normalised list per garment vertex, blended from the body's.
+	// normalised list per garment vertex, blended from the body's (or the
+	// file's own, for a skinned garment of a glTF character's file).
 	Weights skel.Weights
 	// Binding records how each vertex was placed on the base mesh (.mhclo
 	// garments); empty for garments bound by BindMesh.

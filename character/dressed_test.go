@@ -95,3 +95,72 @@ func TestLoadGLTFDressed(t *testing.T) {
 		}
 	}
 }
+
+// TestGLTFDressedOwnWeightsAndBindPose: a skinned garment keeps the
+// file's own skin weights (here all on Spine, where the body's are on
+// Hips), and a static garment modelled on the file's node rest pose is
+// carried into the body's bind pose when the two differ (the body's
+// inverse bind matrices put it 1 m along −X of its rest pose).
+func TestGLTFDressedOwnWeightsAndBindPose(t *testing.T) {
+	body := mesh.Grid(0.4, 1, 4, 10)
+	rest := func(y float64) geom.Rigid { return geom.Rigid{R: geom.QuatIdentity(), T: geom.Vec3{Y: y}} }
+	sk := &gltfio.Skeleton{Joints: []gltfio.Joint{
+		{Name: "Hips", Parent: -1, Rest: rest(0.1)},
+		{Name: "Spine", Parent: 0, Rest: rest(0.5)},
+	}}
+	front := func(dx float64) *mesh.Mesh {
+		g := mesh.Grid(0.2, 0.4, 2, 4)
+		for i := range g.Verts {
+			g.Verts[i] = g.Verts[i].Add(geom.V(dx, 0, 0.005))
+		}
+		return g
+	}
+	on := func(m *mesh.Mesh, j int32) [][]gltfio.Influence {
+		infl := make([][]gltfio.Influence, len(m.Verts))
+		for i := range infl {
+			infl[i] = []gltfio.Influence{{Joint: j, Weight: 1}}
+		}
+		return infl
+	}
+	left := geom.Rigid{R: geom.QuatIdentity(), T: geom.V(-1, 0, 0)}
+	w0 := rest(0.1)
+	w1 := w0.Mul(rest(0.5))
+	ib := []geom.Rigid{left.Mul(w0).Inverse(), left.Mul(w1).Inverse()}
+	vest := front(0)
+	s := &gltfio.Scene{Skeleton: sk, Meshes: []gltfio.Mesh{
+		{Name: "body", Mesh: body, Skin: &gltfio.Skin{Influences: on(body, 0), InverseBind: ib}},
+		{Name: "vest", Mesh: vest, Skin: &gltfio.Skin{Influences: on(vest, 1), InverseBind: ib}},
+		{Name: "badge", Mesh: front(1)}, // on the rest-pose body, 1 m to +X of the bind pose
+	}}
+	path := filepath.Join(t.TempDir(), "bindpose.glb")
+	if err := gltfio.WriteFile(path, s); err != nil {
+		t.Fatal(err)
+	}
+	c, mg, err := LoadGLTFDressed(path, []string{AllGarments}, GarmentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, ok := c.Skeleton.Index("Spine")
+	if !ok {
+		t.Fatal("no Spine joint")
+	}
+	spine := int32(si)
+	for _, g := range mg.Pieces {
+		for v, p := range g.Mesh.Verts {
+			if d := p.Z - 0.005; d*d > 1e-12 || p.X < -1e-6 || p.X > 0.2+1e-6 {
+				t.Fatalf("%s vertex %d at %v, want within the 5 mm patch in front of the body", g.Name, v, p)
+			}
+			js, ws := g.Weights.Influences(v)
+			switch g.Name {
+			case "vest":
+				if len(js) != 1 || js[0] != spine || ws[0] != 1 {
+					t.Fatalf("vest vertex %d: weights %v %v, want the file's (Spine %d)", v, js, ws, spine)
+				}
+			case "badge":
+				if len(js) != 1 || js[0] == spine {
+					t.Fatalf("badge vertex %d: weights %v %v, want the body's (Hips)", v, js, ws)
+				}
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/meshio/obj"
+	"github.com/pleat-dev/pleat/skel"
 )
 
 // Placement maps a garment file's coordinates q into the character's rest
@@ -135,6 +136,14 @@ func (c *Character) bindParts(file string, parts []garmentPart, opt GarmentOptio
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}
+			if part.weights != nil {
+				lists := make([][]skel.Influence, len(pc.verts))
+				for v, pv := range pc.verts {
+					lists[v] = part.weights[pv]
+				}
+				g.Weights = skel.NewWeights(lists)
+				g.Weights.Normalize()
+			}
 			g.Pins = pc.pins
 			names[g.Name]++
 			res.Pieces = append(res.Pieces, g)
@@ -162,6 +171,10 @@ func (c *Character) bindParts(file string, parts []garmentPart, opt GarmentOptio
 type garmentPart struct {
 	name string
 	m    *mesh.Mesh
+	// weights are the part's own skin weights on the character's
+	// skeleton, one list per vertex of m (a skinned glTF garment); nil
+	// takes them from the body.
+	weights [][]skel.Influence
 }
 
 // readGarmentParts reads an OBJ, .glb or .gltf garment file.
@@ -201,6 +214,8 @@ type piece struct {
 	name string
 	m    *mesh.Mesh
 	pins []int32
+	// verts maps the piece's vertices to the part's.
+	verts []int32
 }
 
 // splitPieces splits m into its connected components (vertices used by no
@@ -264,7 +279,15 @@ func splitPieces(m *mesh.Mesh, partName, fallback string, pinned map[string]bool
 			pins = append(pins, v)
 		}
 		slices.Sort(pins)
-		out[c] = piece{name: name, m: pm, pins: pins}
+		verts := make([]int32, len(pm.Verts))
+		for t, nt := range tmap {
+			if nt >= 0 {
+				for k, v := range pm.Tris[nt] {
+					verts[v] = m.Tris[t][k]
+				}
+			}
+		}
+		out[c] = piece{name: name, m: pm, pins: pins, verts: verts}
 	}
 	return out, nil
 }
