@@ -5,13 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pleat-dev/pleat/internal/assets"
 )
 
 // addAssetSeeds adds the first n bytes of an asset file (under
 // $PLEAT_ASSETS/makehuman) as a seed, when the assets are present. Fuzz
 // targets run without them too, on the inline seeds.
 func addAssetSeeds(f *testing.F, rel string, sizes ...int) {
-	a := os.Getenv("PLEAT_ASSETS")
+	a := assets.Dir()
 	if a == "" {
 		return
 	}

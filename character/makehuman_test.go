@@ -2,13 +2,13 @@ package character
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -16,7 +16,7 @@ import (
 // mhDir returns $PLEAT_ASSETS/makehuman or skips the test.
 func mhDir(t testing.TB) string {
 	t.Helper()
-	a := os.Getenv("PLEAT_ASSETS")
+	a := assets.Dir()
 	if a == "" {
 		t.Skip("PLEAT_ASSETS is not set: skipping test that needs the MakeHuman assets (set it to the shared assets folder)")
 	}

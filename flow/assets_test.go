@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
@@ -40,7 +41,7 @@ func subdivWeights(w skel.Weights, sm *mesh.SubdivMap, nj int) skel.Weights {
 // (subdivided twice) on the CMU 02_01 walk, with synthetic wrinkles. It
 // needs PLEAT_ASSETS (e.g. /work/shared/assets) and PLEAT_FLOW_BIG=1.
 func TestMakeHumanWalk(t *testing.T) {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" || os.Getenv("PLEAT_FLOW_BIG") != "1" {
 		t.Skip("set PLEAT_ASSETS and PLEAT_FLOW_BIG=1 for the MakeHuman walk measurement")
 	}

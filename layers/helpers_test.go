@@ -1,16 +1,16 @@
 package layers
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/scene"
 )
 
 // assets returns $PLEAT_ASSETS or skips.
 func assets(t testing.TB) string {
-	d := os.Getenv("PLEAT_ASSETS")
+	d := pleatassets.Dir()
 	if d == "" {
 		t.Skip("PLEAT_ASSETS not set: skipping the MakeHuman outfits")
 	}

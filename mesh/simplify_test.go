@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 )
 
 // simplifyTorus returns a closed torus (χ = 0) with major radius R, minor
@@ -430,7 +430,7 @@ func simplifyLoadMHBody(path string) (*Mesh, error) {
 }
 
 func simplifyMakeHuman(tb testing.TB) *Mesh {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		tb.Skip("PLEAT_ASSETS not set (e.g. /work/shared/assets): skipping the MakeHuman body")
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 )
 
 // topoCylinder returns an open cylinder of radius r and height h about the
@@ -380,7 +381,7 @@ func TestDegenerateTris(t *testing.T) {
 // TestTopologyMakeHuman builds the topology of the MakeHuman base mesh,
 // which carries many separate helper pieces (joint cubes, eyes, teeth).
 func TestTopologyMakeHuman(t *testing.T) {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS not set (e.g. /work/shared/assets): skipping MakeHuman base.obj")
 	}

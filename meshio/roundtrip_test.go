@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 )
 
@@ -21,7 +22,7 @@ func sameVec32(a, b geom.Vec3) bool {
 // PLEAT_ASSETS is set, MakeHuman's base.obj (quads, groups, many seams).
 func testMeshes(t *testing.T) map[string]*mesh.Mesh {
 	ms := map[string]*mesh.Mesh{"sphere": mesh.UVSphere(0.3, 24, 48)}
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := assets.Dir(); dir != "" {
 		m, err := Load(filepath.Join(dir, "makehuman/body/base.obj"), Options{Scale: 0.1})
 		if err != nil {
 			t.Fatal(err)

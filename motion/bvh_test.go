@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 )
 
 // assets returns $PLEAT_ASSETS or skips.
 func assets(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := pleatassets.Dir()
 	if dir == "" {
 		tb.Skip("PLEAT_ASSETS not set (e.g. PLEAT_ASSETS=/work/shared/assets); skipping real-asset test")
 	}
@@ -295,7 +297,7 @@ func TestWriteInvalid(t *testing.T) {
 
 func BenchmarkReadBVH(b *testing.B) {
 	var data []byte
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := pleatassets.Dir(); dir != "" {
 		data, _ = os.ReadFile(filepath.Join(dir, "mocap/cmu/02_01_walk.bvh"))
 	}
 	if data == nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 )
 
 // truncateFrames keeps the hierarchy and the first n frame lines of a BVH
@@ -37,7 +39,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nROOT B\n{\n}\n")
 	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tJOINT Hips\n\t{\n\t\tOFFSET 0 0 0\n\t\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 0 1\n\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1 2 3 4 5 6\n1e7 -1e7 0 90 0 0\n")
 	f.Add("HIERARCHY\nROOT A\n{\n\tOFFSET 0 0 0\n\tCHANNELS 2 Xposition Zrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1e7 1e5\n1e300 -1e300\n")
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := pleatassets.Dir(); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "mocap/cmu/*.bvh"))
 		for _, p := range files {
 			if data, err := os.ReadFile(p); err == nil {

@@ -2,10 +2,10 @@ package scene
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/skel"
 )
 
@@ -23,7 +23,7 @@ func TestClearArms(t *testing.T) {
 	cases := []tc{
 		{"procedural walk", func(t *testing.T) Spec { return Spec{End: 40, ArmClearance: -1} }, false},
 		{"MakeHuman CMU walk", func(t *testing.T) Spec {
-			dir := os.Getenv("PLEAT_ASSETS")
+			dir := pleatassets.Dir()
 			if dir == "" {
 				t.Skip("PLEAT_ASSETS not set: the MakeHuman case needs the shared assets")
 			}

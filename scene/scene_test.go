@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/meshio/gltfio/anim"
@@ -17,7 +18,7 @@ import (
 
 func assets(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := pleatassets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS is unset: skipping the test on MakeHuman and CMU assets (set it to ../shared/assets)")
 	}

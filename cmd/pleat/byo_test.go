@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/motion"
@@ -15,7 +16,7 @@ import (
 // byoAssets returns $PLEAT_ASSETS or skips.
 func byoAssets(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS is unset: skipping the bring-your-own character and clip check (set it to ../shared/assets)")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 )
 
@@ -115,7 +116,7 @@ func TestCPUProfile(t *testing.T) {
 }
 
 func TestInspectBaseOBJ(t *testing.T) {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS is unset: skipping the base.obj check")
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/viewer"
 )
 
@@ -60,7 +61,7 @@ func TestRefineBadFlags(t *testing.T) {
 // TestRefineSuit runs pleat refine on a few frames of the MakeHuman suit
 // walking (PLEAT_ASSETS), without the reference.
 func TestRefineSuit(t *testing.T) {
-	assets := os.Getenv("PLEAT_ASSETS")
+	assets := pleatassets.Dir()
 	if assets == "" {
 		t.Skip("PLEAT_ASSETS not set: the MakeHuman suit and the CMU walk are needed")
 	}

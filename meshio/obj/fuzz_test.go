@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 )
 
 func FuzzRead(f *testing.F) {
@@ -27,7 +29,7 @@ func FuzzRead(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := pleatassets.Dir(); dir != "" {
 		if fh, err := os.Open(filepath.Join(dir, "makehuman/body/base.obj")); err == nil {
 			// The first 200 lines after the vertices keep the seed small.
 			var b strings.Builder

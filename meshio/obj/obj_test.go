@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pleat-dev/pleat/geom"
+	pleatassets "github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 )
 
@@ -390,7 +391,7 @@ func TestWriteErrors(t *testing.T) {
 
 // assets returns $PLEAT_ASSETS or skips.
 func assets(tb testing.TB) string {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := pleatassets.Dir()
 	if dir == "" {
 		tb.Skip("PLEAT_ASSETS not set (e.g. PLEAT_ASSETS=/work/shared/assets); skipping real-asset test")
 	}
@@ -461,7 +462,7 @@ func TestClothesOBJ(t *testing.T) {
 
 func BenchmarkReadOBJ(b *testing.B) {
 	var data []byte
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := pleatassets.Dir(); dir != "" {
 		d, err := os.ReadFile(filepath.Join(dir, "makehuman/body/base.obj"))
 		if err == nil {
 			data = d

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 )
 
@@ -25,7 +26,7 @@ func FuzzRead(f *testing.F) {
 		}
 		f.Add(buf.Bytes())
 	}
-	if dir := os.Getenv("PLEAT_ASSETS"); dir != "" {
+	if dir := assets.Dir(); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.ply"))
 		for _, p := range files {
 			if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {

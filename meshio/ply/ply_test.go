@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/meshio/obj"
 )
@@ -341,7 +341,7 @@ func TestGridRoundTripLarge(t *testing.T) {
 // TestBaseOBJAsPLY converts the MakeHuman base mesh to PLY and back: a
 // real-size mesh through both encodings (there are no PLY assets).
 func TestBaseOBJAsPLY(t *testing.T) {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS not set (e.g. PLEAT_ASSETS=/work/shared/assets); skipping real-asset test")
 	}
