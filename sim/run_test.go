@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
@@ -218,7 +218,7 @@ func TestRunJumpCapped(t *testing.T) {
 // vertex-frames outside the shirt: 5.2 % before collide.Overlaps, 0.05 %
 // now.
 func TestRunMakeHuman(t *testing.T) {
-	dir := os.Getenv("PLEAT_ASSETS")
+	dir := assets.Dir()
 	if dir == "" {
 		t.Skip("PLEAT_ASSETS not set")
 	}

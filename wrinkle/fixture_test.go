@@ -2,12 +2,12 @@ package wrinkle
 
 import (
 	"math"
-	"os"
 	"sync"
 	"testing"
 
 	"github.com/pleat-dev/pleat/character/procedural"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -93,7 +93,7 @@ func fakeSettle(rig *Rig, m *mesh.Mesh, w skel.Weights, s Sample) []geom.Vec3 {
 
 func assetsDir(t testing.TB) string {
 	t.Helper()
-	d := os.Getenv("PLEAT_ASSETS")
+	d := assets.Dir()
 	if d == "" {
 		t.Skip("PLEAT_ASSETS is not set: skipping the test on the real MakeHuman assets")
 	}

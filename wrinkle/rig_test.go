@@ -4,11 +4,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/assets"
 	"github.com/pleat-dev/pleat/skel"
 )
 
@@ -255,10 +255,10 @@ func checkNeutral(t *testing.T, name string, rig *Rig, wantAbduct, tol float64) 
 
 func TestRigNeutral(t *testing.T) {
 	checkNeutral(t, "mannequin (T-pose)", getFixture(t).rig, 90, 1)
-	if os.Getenv("PLEAT_ASSETS") == "" {
+	if assets.Dir() == "" {
 		t.Skip("PLEAT_ASSETS is not set: skipping the MakeHuman A-pose")
 	}
-	opt, err := character.FindMakeHuman(os.Getenv("PLEAT_ASSETS")+"/makehuman", "cmu_mb")
+	opt, err := character.FindMakeHuman(assets.Dir()+"/makehuman", "cmu_mb")
 	must(t, err)
 	ch, err := character.LoadMakeHuman(opt)
 	must(t, err)

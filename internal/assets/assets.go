@@ -7,10 +7,10 @@
 //
 //	PLEAT_ASSETS=../shared/assets go test ./...
 //
-// works from the repository root, for tests that use Dir (a drop-in for
-// os.Getenv("PLEAT_ASSETS")) or Require (which skips a test with one
-// message when the variable is unset); tests that read the variable
-// themselves need an absolute path. Count finds the module's tests that
+// works from the repository root. The module's tests read the variable
+// only through Dir (a drop-in for os.Getenv("PLEAT_ASSETS")) or Require
+// (which skips a test with one message when the variable is unset);
+// TestNoDirectGetenv keeps it so. Count finds the module's tests that
 // read the assets, for the summary line the package's own test prints.
 package assets
 
@@ -26,7 +26,7 @@ const Env = "PLEAT_ASSETS"
 
 // SkipMessage is why a test that needs the assets skips.
 const SkipMessage = Env + " is unset: this test needs the real assets (MakeHuman, CMU mocap); " +
-	"set it to the assets folder, e.g. PLEAT_ASSETS=$PWD/../shared/assets go test ./... (see README, Real assets)"
+	"set it to the assets folder, e.g. PLEAT_ASSETS=../shared/assets go test ./... from the repository root (see README, Real assets)"
 
 // ModuleRoot returns the folder holding go.mod, walking up from the
 // working directory.

@@ -47,7 +47,7 @@ func summary() string {
 		n += len(ts)
 	}
 	return fmt.Sprintf("note: %d tests in %d packages need the real assets and skip (or run only their built-in cases): %s is unset; "+
-		"run PLEAT_ASSETS=$PWD/../shared/assets go test ./... to include them (README, Real assets)", n, len(byPkg), Env)
+		"run PLEAT_ASSETS=../shared/assets go test ./... from the repository root to include them (README, Real assets)", n, len(byPkg), Env)
 }
 
 func TestDir(t *testing.T) {
@@ -95,11 +95,19 @@ func FuzzSeeds(f *testing.F) { _ = fixture(nil) }
 	if err := os.WriteFile(filepath.Join(dir, "x", "x_test.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	aliased := `package x
+import ("testing"; pa "example/internal/assets")
+func TestAliased(t *testing.T) { _ = pa.Dir() }
+func TestOther(t *testing.T) { _ = assets.Dir() }
+`
+	if err := os.WriteFile(filepath.Join(dir, "x", "y_test.go"), []byte(aliased), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := Count(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got["x"], " ") != "TestDirect TestHelper TestRequire" || len(got) != 1 {
+	if strings.Join(got["x"], " ") != "TestAliased TestDirect TestHelper TestRequire" || len(got) != 1 {
 		t.Errorf("Count: %v", got)
 	}
 	root, err := ModuleRoot()

@@ -68,6 +68,7 @@ func countDir(files []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		local := importName(file)
 		for _, decl := range file.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -88,7 +89,7 @@ func countDir(files []string) ([]string, error) {
 					case *ast.Ident:
 						calls[name][f.Name] = true
 					case *ast.SelectorExpr:
-						if id, ok := f.X.(*ast.Ident); ok && id.Name == "assets" && (f.Sel.Name == "Dir" || f.Sel.Name == "Require") {
+						if id, ok := f.X.(*ast.Ident); ok && id.Name == local && (f.Sel.Name == "Dir" || f.Sel.Name == "Require") {
 							uses[name] = true
 						}
 						calls[name][f.Sel.Name] = true
@@ -121,4 +122,19 @@ func countDir(files []string) ([]string, error) {
 	}
 	sort.Strings(tests)
 	return tests, nil
+}
+
+// importName returns the name file gives this package (its alias, or
+// "assets"), or "assets" when file does not import it.
+func importName(file *ast.File) string {
+	for _, im := range file.Imports {
+		p, err := strconv.Unquote(im.Path.Value)
+		if err != nil || !strings.HasSuffix(p, "/internal/assets") {
+			continue
+		}
+		if im.Name != nil {
+			return im.Name.Name
+		}
+	}
+	return "assets"
 }
