@@ -119,7 +119,7 @@ func BenchmarkRun(b *testing.B) {
 	defer s.Close()
 	motion := tubeClip("new", &db.Garment, &db.Rig, 600, func(t float64) float64 { return 0.2 * math.Sin(1.3*t) }, func(t float64) float64 { return 0.5 + 0.4*math.Sin(2*t) })
 	b.ResetTimer()
-	var match, vit, rec float64
+	var match, vit, rec, smooth float64
 	for i := 0; i < b.N; i++ {
 		res, err := s.Run(context.Background(), motion.Joints, 30, nil)
 		if err != nil {
@@ -128,6 +128,7 @@ func BenchmarkRun(b *testing.B) {
 		match += res.Timing.Match.Seconds()
 		vit += res.Timing.Viterbi.Seconds()
 		rec += res.Timing.Reconstruct.Seconds()
+		smooth += res.Timing.Smooth.Seconds()
 		if i == 0 {
 			n, mean, _ := res.BlockStats()
 			b.ReportMetric(float64(n), "blocks")
@@ -137,6 +138,7 @@ func BenchmarkRun(b *testing.B) {
 	k := float64(b.N)
 	b.ReportMetric((match+vit)/k, "s-match+viterbi")
 	b.ReportMetric(600*k/rec, "recon-frames/s")
+	b.ReportMetric(600*k/(rec+smooth), "recon+smooth-frames/s")
 }
 
 // BenchmarkDB times a database file named by PLEAT_RESYNTH_DB (from

@@ -148,7 +148,8 @@ type Synth struct {
 	cons   []int32     // constrained vertices: joint-nearest, then anchors
 	cjnt   []int32     // the joint each follows
 	njc    int         // the number of joint-nearest ones
-	rest   *local      // the rest shape as a database frame
+	rest   *local      // the rest shape as a database frame (offsets only)
+	fc     *frameCache // every database frame's polar factors
 	sys    *poisson
 	pool   *workpool.Pool
 	fps    float64
@@ -216,10 +217,7 @@ func New(db *DB, opt Options) (*Synth, error) {
 			}
 		}
 	}
-	s.rest = &local{l: make([]geom.Mat3, len(g.Tris)), q: make([]geom.Quat, len(g.Tris)), s: make([]sym6, len(g.Tris)), polar: true}
-	for t := range s.rest.l {
-		s.rest.l[t], s.rest.q[t], s.rest.s[t] = geom.Identity3(), geom.QuatIdentity(), sym6{1, 1, 1, 0, 0, 0}
-	}
+	s.rest = &local{}
 	for _, v := range s.cons {
 		s.rest.o = append(s.rest.o, g.Rest[v])
 	}
@@ -228,6 +226,7 @@ func New(db *DB, opt Options) (*Synth, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.buildCache()
 	return s, nil
 }
 
@@ -266,7 +265,7 @@ type Step struct {
 
 // Timing says where Run spent its time.
 type Timing struct {
-	Match, Viterbi, Reconstruct, Post time.Duration
+	Match, Viterbi, Reconstruct, Smooth, Post time.Duration
 }
 
 // Result is a resynthesised garment animation.
@@ -329,8 +328,9 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 	if err != nil {
 		return nil, err
 	}
-	s.smoothResidual(res.Frames, joints, s.opt.Smooth)
 	t3 := time.Now()
+	s.smoothResidual(res.Frames, joints, s.opt.Smooth)
+	t4 := time.Now()
 	if s.opt.Post != nil {
 		for f, x := range res.Frames {
 			if err := s.opt.Post(f, joints[f], x); err != nil {
@@ -338,7 +338,7 @@ func (s *Synth) Run(ctx context.Context, joints [][]geom.Rigid, fps float64, pro
 			}
 		}
 	}
-	res.Timing = Timing{Match: t1.Sub(t0), Viterbi: t2.Sub(t1), Reconstruct: t3.Sub(t2), Post: time.Since(t3)}
+	res.Timing = Timing{Match: t1.Sub(t0), Viterbi: t2.Sub(t1), Reconstruct: t3.Sub(t2), Smooth: t4.Sub(t3), Post: time.Since(t4)}
 	return res, nil
 }
 
@@ -370,14 +370,10 @@ func (s *Synth) fallback(blends [][]blend, steps []Step) {
 const restFrame = -1
 
 // local is a database frame in the triangles' skinned frames: L = Q⁻¹·F
-// per triangle, its polar factors (computed when a blend needs them), and
-// each constrained vertex in its joint's rest frame.
+// per triangle, and each constrained vertex in its joint's rest frame.
 type local struct {
-	l     []geom.Mat3
-	q     []geom.Quat
-	s     []sym6
-	polar bool
-	o     []geom.Vec3
+	l []geom.Mat3
+	o []geom.Vec3
 }
 
 // computeLocal fills dst with database frame i.
@@ -390,7 +386,6 @@ func (s *Synth) computeLocal(i int32, dst *local, x []geom.Vec3, skin []geom.Rig
 	if len(dst.l) != nt {
 		dst.l, dst.o = make([]geom.Mat3, nt), make([]geom.Vec3, len(s.cons))
 	}
-	dst.polar = false
 	for t, tri := range s.db.Garment.Tris {
 		fm := edgeMatrix(x[tri[0]], x[tri[1]], x[tri[2]]).Mul(s.vinv[t]) // Eq. G1
 		dst.l[t] = s.ts[t].rotation(skin).Conj().Mat3().Mul(fm)
@@ -401,23 +396,8 @@ func (s *Synth) computeLocal(i int32, dst *local, x []geom.Vec3, skin []geom.Rig
 	return x, skin
 }
 
-// decompose computes the polar factors of l.l once.
-func (l *local) decompose() {
-	if l.polar {
-		return
-	}
-	if len(l.q) != len(l.l) {
-		l.q, l.s = make([]geom.Quat, len(l.l)), make([]sym6, len(l.l))
-	}
-	for t := range l.l {
-		l.q[t], l.s[t] = polar(l.l[t])
-	}
-	l.polar = true
-}
-
 // reconstruct builds every output frame from its blend of database
-// frames, in parallel over chunks of frames; each chunk keeps the local
-// forms of the database frames its previous frame used.
+// frames, in parallel over chunks of frames.
 func (s *Synth) reconstruct(ctx context.Context, blends [][]blend, joints [][]geom.Rigid, progress Progress) ([][]geom.Vec3, error) {
 	nt := len(blends)
 	out := make([][]geom.Vec3, nt)
@@ -446,90 +426,77 @@ func (s *Synth) reconstruct(ctx context.Context, blends [][]blend, joints [][]ge
 	return out, nil
 }
 
-// worker holds one goroutine's scratch space and cache.
+// worker holds one goroutine's scratch space.
 type worker struct {
-	s     *Synth
-	cache map[int32]*local
-	spare []*local
-	x     []geom.Vec3
-	skin  []geom.Rigid
-	f     []geom.Mat3
-	y     []geom.Vec3
-	b     []float64
-	logs  []geom.Vec3
+	s    *Synth
+	skin []geom.Rigid
+	f    []geom.Mat3
+	y    []geom.Vec3
+	b    []float64
+	q    []geom.Quat
+	st   []sym6
+	o    [][]geom.Vec3
 }
 
 func newWorker(s *Synth) *worker {
-	return &worker{s: s, cache: map[int32]*local{}, f: make([]geom.Mat3, len(s.vinv)), y: make([]geom.Vec3, len(s.cons)), b: make([]float64, 3*s.nverts)}
+	return &worker{s: s, f: make([]geom.Mat3, len(s.vinv)), y: make([]geom.Vec3, len(s.cons)), b: make([]float64, 3*s.nverts)}
 }
 
-// frame reconstructs one output frame.
+// factors returns database frame i's (or the rest frame's) polar factors
+// of triangle t.
+func (s *Synth) factors(i int32, t int) (geom.Quat, sym6) {
+	if i == restFrame {
+		return geom.QuatIdentity(), sym6{1, 1, 1, 0, 0, 0}
+	}
+	return s.fc.rot(i, t), s.fc.stretch(i, t)
+}
+
+// frame reconstructs one output frame: each triangle's gradient is the
+// blend of the database frames' polar factors (rotations by the log map
+// about the heaviest frame's, which for two frames is slerp; stretch
+// linearly), carried by the new pose's skinned frame (F' = Q'·R·S).
 func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 	s := w.s
-	// Drop cached frames this one does not use; compute the missing.
-	for i, l := range w.cache {
-		keep := false
-		for _, b := range bl {
-			keep = keep || b.frame == i
-		}
-		if !keep {
-			w.spare = append(w.spare, l)
-			delete(w.cache, i)
-		}
-	}
-	ls := make([]*local, len(bl))
 	ref := 0
+	w.o = w.o[:0]
 	for k, b := range bl {
-		l, ok := w.cache[b.frame]
-		if b.frame == restFrame {
-			l, ok = s.rest, true
-		}
-		if !ok {
-			if n := len(w.spare); n > 0 {
-				l, w.spare = w.spare[n-1], w.spare[:n-1]
-			} else {
-				l = &local{}
-			}
-			w.x, w.skin = s.computeLocal(b.frame, l, w.x, w.skin)
-			w.cache[b.frame] = l
-		}
-		ls[k] = l
 		if b.w > bl[ref].w {
 			ref = k
 		}
+		if b.frame == restFrame {
+			w.o = append(w.o, s.rest.o)
+		} else {
+			w.o = append(w.o, s.fc.offsets(b.frame))
+		}
 	}
-	skin := s.db.Rig.SkinTransforms(joints, nil)
-	if len(bl) == 1 {
-		for t := range w.f {
-			w.f[t] = s.ts[t].rotation(skin).Mat3().Mul(ls[0].l[t])
-		}
-	} else {
-		for _, l := range ls {
-			l.decompose()
-		}
-		for t := range w.f {
-			// Rotations by the log map about the heaviest (for two frames
-			// this is slerp), stretch linearly.
-			qr := ls[ref].q[t]
+	w.skin = s.db.Rig.SkinTransforms(joints, w.skin)
+	for t := range w.f {
+		qr, st := s.factors(bl[ref].frame, t)
+		if len(bl) > 1 {
 			var v geom.Vec3
-			var st sym6
+			for c := range st {
+				st[c] *= bl[ref].w
+			}
 			for k, b := range bl {
-				if k != ref {
-					v = v.Add(quatLog(qr.Conj().Mul(ls[k].q[t])).Scale(b.w))
+				if k == ref {
+					continue
 				}
+				q, sk := s.factors(b.frame, t)
+				v = v.Add(quatLog(qr.Conj().Mul(q)).Scale(b.w))
 				for c := range st {
-					st[c] += b.w * ls[k].s[t][c]
+					st[c] += b.w * sk[c]
 				}
 			}
-			w.f[t] = s.ts[t].rotation(skin).Mul(qr.Mul(quatExp(v))).Mat3().Mul(st.mat())
+			qr = qr.Mul(quatExp(v))
 		}
+		w.f[t] = s.ts[t].rotation(w.skin).Mul(qr).Mat3().Mul(st.mat())
 	}
 	for k := range s.cons {
 		var o geom.Vec3
 		for i, b := range bl {
-			o = o.Add(ls[i].o[k].Scale(b.w))
+			o = o.Add(w.o[i][k].Scale(b.w))
 		}
-		w.y[k] = skin[s.cjnt[k]].Apply(o)
+		w.y[k] = w.skin[s.cjnt[k]].Apply(o)
 	}
 	s.sys.rhs(w.b, w.f, w.y)
 	x := make([]geom.Vec3, s.nverts)

@@ -244,7 +244,7 @@ func printResynth(w io.Writer, res *resynth.Result) {
 	}
 	fmt.Fprintf(w, "sources    %s\n", strings.Join(parts, ", "))
 	t := res.Timing
-	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s), push-out %.3f s\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds(), t.Post.Seconds())
+	fmt.Fprintf(w, "time       matching %.3f s, Viterbi %.3f s, reconstruction %.3f s (%.0f frames/s), smoothing %.3f s, push-out %.3f s\n", t.Match.Seconds(), t.Viterbi.Seconds(), t.Reconstruct.Seconds(), float64(len(res.Frames))/t.Reconstruct.Seconds(), t.Smooth.Seconds(), t.Post.Seconds())
 }
 
 // mainSource names the database clip most of a path's frames come from,
