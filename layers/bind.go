@@ -35,11 +35,15 @@ type surfaceBinding struct {
 // its tangent plane. Skinning lets limbs sink into the torso; this keeps
 // the cloth between them on the outside of both.
 type crossBind struct {
-	v     int32
-	tri   [3]int32 // used-vertex ids
-	bary  [3]float64
-	reach float64
-	p, n  geom.Vec3 // posed skin point and normal
+	v      int32
+	tri    [3]int32 // used-vertex ids
+	bary   [3]float64
+	reach  float64
+	p, n   geom.Vec3 // posed skin point and normal
+	po, no geom.Vec3 // posed own skin point and normal of the vertex
+	// sphere: the binding bounds a loose sphere (looseLayer) instead of
+	// pushing the vertex
+	sphere bool
 }
 
 func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
@@ -50,9 +54,9 @@ func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
 
 // newSurfaceBinding binds the outfit's rest vertices to ch's body; offsets
 // along the normal are at least minOff (vertices inside the rest body are
-// put that far outside). Vertices for which crossOK is true also get a
-// cross binding where one is found.
-func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, crossOK func(v int) bool) *surfaceBinding {
+// put that far outside). Every vertex gets a cross binding where one is
+// found; those for which sphere is true only bound their loose sphere.
+func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, sphere func(v int) bool) *surfaceBinding {
 	cross := newCrossFinder(ch)
 	body := ch.Body
 	bvh := mesh.NewBVH(body.Verts, body.Tris)
@@ -83,12 +87,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		if !crossOK(i) {
-			continue
-		}
 		if ct, cb, d, ok := cross.find(p, int(h.Tri)); ok {
 			t := body.Tris[ct]
-			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb, reach: min(d+crossSlack, crossCheck)})
+			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb, reach: min(d+crossSlack, crossCheck), sphere: sphere(i)})
 		}
 	}
 	sb.rest = make([]geom.Vec3, len(ids))
@@ -123,6 +124,11 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		a, b, c := x[cb.tri[0]], x[cb.tri[1]], x[cb.tri[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
 		cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
+		t := sb.tris[cb.v]
+		a, b, c = x[t[0]], x[t[1]], x[t[2]]
+		bc := sb.bary[cb.v]
+		cb.no = nrm[cb.v]
+		cb.po = a.Scale(bc[0]).AddScaled(bc[1], b).AddScaled(bc[2], c)
 	}
 	sb.push(dst)
 }
@@ -133,12 +139,18 @@ func (sb *surfaceBinding) push(x []geom.Vec3) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if q.Dist2(cb.p) > cb.reach*cb.reach {
+		if cb.sphere || q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
-		if s := q.Sub(cb.p).Dot(cb.n) - sb.thick; s < 0 {
-			x[cb.v] = q.AddScaled(-s, cb.n)
+		s := q.Sub(cb.p).Dot(cb.n) - sb.thick
+		if s >= 0 {
+			continue
 		}
+		q = slideOut(q, s, cb.n, cb.no)
+		if o := q.Sub(cb.po).Dot(cb.no) - sb.thick; o < 0 {
+			q = q.AddScaled(-o, cb.no)
+		}
+		x[cb.v] = q
 	}
 }
 
@@ -150,6 +162,9 @@ const (
 	crossReach = 0.15
 	crossSlack = 0.02
 	crossCheck = 0.05
+	// crossSlideMin is the least 1 − (n·n_own)² for which the push slides
+	// along the own tangent plane (below it the planes face each other)
+	crossSlideMin = 0.3
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
@@ -241,4 +256,16 @@ func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, d
 		best, tri, bary, ok = h.Dist2, g.tris[h.Tri], h.Bary, true
 	}
 	return tri, bary, math.Sqrt(best), ok
+}
+
+// slideOut moves q, s (< 0) from outside the plane of normal n, out of
+// it along the tangent plane of normal own, so that the push does not
+// drive it into its own limb; where the two planes nearly face each other
+// it moves along n.
+func slideOut(q geom.Vec3, s float64, n, own geom.Vec3) geom.Vec3 {
+	d := n.AddScaled(-n.Dot(own), own)
+	if k := d.Dot(n); k > crossSlideMin {
+		return q.AddScaled(-s/k, d)
+	}
+	return q.AddScaled(-s, n)
 }

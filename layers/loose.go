@@ -67,9 +67,13 @@ type looseLayer struct {
 	pm1, pm2 []geom.Vec3 // tight positions one and two frames back
 	acc      []geom.Vec3 // smoothed skin acceleration
 	centre   []geom.Vec3 // sphere centre at the last substep
-	frames   int
-	damp     float64
-	grav     geom.Vec3
+	// cross bounds each sphere outside the tangent plane of another body
+	// part (an index into the binding's cross list; −1 for none)
+	cross  []int32
+	bind   *surfaceBinding
+	frames int
+	damp   float64
+	grav   geom.Vec3
 }
 
 func newLooseLayer(c *Classification, opt Options) *looseLayer {
@@ -87,6 +91,22 @@ func newLooseLayer(c *Classification, opt Options) *looseLayer {
 	l.pm1, l.pm2, l.acc = make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k)
 	l.centre = make([]geom.Vec3, k)
 	return l
+}
+
+// bindCross gives each particle its cross binding, if any.
+func (l *looseLayer) bindCross(sb *surfaceBinding) {
+	l.bind = sb
+	l.cross = make([]int32, len(l.idx))
+	at := make(map[int32]int32, len(sb.cross))
+	for k, cb := range sb.cross {
+		at[cb.v] = int32(k)
+	}
+	for i, v := range l.idx {
+		l.cross[i] = -1
+		if k, ok := at[v]; ok {
+			l.cross[i] = k
+		}
+	}
 }
 
 // frame takes the frame's tight positions (all outfit vertices) and the
@@ -139,6 +159,16 @@ func (l *looseLayer) step(prev, cur []geom.Vec3, s, h float64, first bool) {
 		x := l.x[i].AddScaled(h, vel)
 		// kinematic correction back into the sphere
 		r := d / 2
+		if k := l.cross[i]; k >= 0 {
+			// the sphere lies outside the skin (§3.2: attached at the
+			// skin, outside it); where another part (the torso, for a
+			// sleeve) comes within its reach it shrinks to stay outside
+			// that part's tangent plane too
+			cb := &l.bind.cross[k]
+			if c.Dist2(cb.p) <= (cb.reach+r)*(cb.reach+r) {
+				r = min(r, max(0, c.Sub(cb.p).Dot(cb.n)-l.bind.thick))
+			}
+		}
 		off := x.Sub(c)
 		if dl := off.Len(); dl > r {
 			u := n
