@@ -17,7 +17,9 @@ import (
 // advances while playing, a heat-map toggle that changes pixels, one
 // colour per garment name in every panel, a body toggle, and a difference
 // view whose per-vertex distances match the fixtures (the shirt in three
-// panels: skinned in the glb, the same as OBJ frames, with folds as PC2).
+// panels: skinned in the glb, the same as OBJ frames, with folds as PC2),
+// and an OBJ sequence whose topology changes (three triangle counts) that
+// draws every frame with its own triangles.
 //
 // It needs node, tools/browsertest/node_modules (npm ci there) and Debian's
 // chromium ($CHROMIUM, default /usr/bin/chromium); without them it skips,
@@ -56,7 +58,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	fx := makeFixtures(t)
-	args := []string{"skinning=" + fx.glb, "coarse=" + fx.seq, "folds=" + fx.pc2}
+	args := []string{"skinning=" + fx.glb, "coarse=" + fx.seq, "folds=" + fx.pc2, "refined=" + fx.topo}
 	s, err := NewServer(args, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +81,7 @@ func TestBrowser(t *testing.T) {
 	// The coarse OBJ frames are the skinned shirt of the glb (distances
 	// from rounding only); the PC2 adds folds up to 3 mm deep.
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "viewer.test.mjs"), url, "--items", strconv.Itoa(len(args)),
-		"--expect-diff", "coarse:0:0.05", "--expect-diff", "folds:1:3.2")
+		"--expect-diff", "coarse:0:0.05", "--expect-diff", "folds:1:3.2", "--expect-topology", "refined:3")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	var stdout, stderr bytes.Buffer

@@ -25,6 +25,7 @@ type fixtures struct {
 	pc2    string // the skinned shirt with travelling folds (shirt.obj beside)
 	ply    string // a static sphere
 	frames int    // frames of seq and pc2
+	topo   string // folder of OBJ frames whose topology changes (topoSeq)
 }
 
 // fixtureFrames is the length of the OBJ sequence and PC2 cache.
@@ -114,9 +115,42 @@ func writeFixtures(dir string) (*fixtures, error) {
 	if err := pc2.WriteFile(fx.pc2, &pc2.Cache{NumPoints: len(shirt.Verts), SampleRate: 1, Frames: folded}); err != nil {
 		return nil, err
 	}
+	fx.topo = filepath.Join(dir, "refined")
+	if err := writeTopoSequence(fx.topo); err != nil {
+		return nil, err
+	}
 	fx.ply = filepath.Join(dir, "sphere.ply")
 	if err := meshio.Save(fx.ply, mesh.UVSphere(0.3, 24, 48)); err != nil {
 		return nil, err
 	}
 	return fx, nil
+}
+
+// topoSeq is the changing-topology OBJ sequence of the fixtures: per frame
+// the stacks and slices of a breathing, bobbing UV sphere, in blocks of
+// four frames. Topologies are met in the order A, B, A, C: indices 0 1 0 2.
+var topoSeq = [][2]int{
+	{8, 16}, {8, 16}, {8, 16}, {8, 16},
+	{12, 24}, {12, 24}, {12, 24}, {12, 24},
+	{8, 16}, {8, 16}, {8, 16}, {8, 16},
+	{16, 32}, {16, 32}, {16, 32}, {16, 32},
+}
+
+// topoSeqIndex is each frame's topology index.
+var topoSeqIndex = []int{0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 2}
+
+func writeTopoSequence(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	for f, sz := range topoSeq {
+		m := mesh.UVSphere(0.25*(1+0.1*math.Sin(float64(f)/3)), sz[0], sz[1])
+		for v := range m.Verts {
+			m.Verts[v].Y += 1 + 0.02*float64(f)
+		}
+		if err := meshio.Save(filepath.Join(dir, fmt.Sprintf("frame_%05d.obj", f)), m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -36,10 +36,13 @@ const (
 // ErrFrame is returned for a frame index outside [0, NumFrames).
 var ErrFrame = errors.New("viewer: frame out of range")
 
-// Animation is a sequence of frames of one or more meshes whose topology
-// stays fixed: Meshes holds the triangles (and rest positions), Frame the
-// per-frame positions. It opens any pleat output (see Load). Frame is not
-// safe for concurrent use.
+// Animation is a sequence of frames of one or more meshes: Meshes holds
+// the triangles (and rest positions) of frame 0, Frame the per-frame
+// positions. Most formats keep that topology fixed; a folder of OBJ frames
+// may change it from frame to frame (pleat refine's output, where refined
+// patches appear and disappear), which FrameTopology reports. It opens any
+// pleat output (see Load). Frame and FrameTopology are not safe for
+// concurrent use; Topology and NumTopologies are.
 type Animation struct {
 	// Kind is the source format.
 	Kind Kind
@@ -57,6 +60,10 @@ type Animation struct {
 	Skinned bool
 
 	at func(f int) ([][]geom.Vec3, error)
+	// atTopo, when set, decodes frame f with its own meshes (a topology
+	// that may change per frame), recorded in topo.
+	atTopo func(f int) ([]*mesh.Mesh, [][]geom.Vec3, error)
+	topo   *topoTable
 }
 
 // LoadOptions adjusts Load. The zero value is the default.
@@ -79,6 +86,56 @@ func (a *Animation) Frame(f int) ([][]geom.Vec3, error) {
 	}
 	return a.at(f)
 }
+
+// FrameTopology returns frame f with its topology: k indexes the distinct
+// topologies (every mesh's vertex count and triangles) in the order this
+// Animation met them, frame 0's being 0; meshes are that topology's meshes
+// (as many as Meshes, with the same names) and verts their positions at
+// frame f. Fixed-topology animations always give k = 0 and Meshes. The
+// slices may be shared: do not modify them.
+func (a *Animation) FrameTopology(f int) (k int, meshes []*mesh.Mesh, verts [][]geom.Vec3, err error) {
+	if f < 0 || f >= a.NumFrames {
+		return 0, nil, nil, fmt.Errorf("%w: %d not in [0,%d)", ErrFrame, f, a.NumFrames)
+	}
+	if a.atTopo == nil {
+		verts, err = a.at(f)
+		return 0, a.Meshes, verts, err
+	}
+	meshes, verts, err = a.atTopo(f)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	return a.topo.add(f, meshes), meshes, verts, nil
+}
+
+// Topology returns the meshes of topology k (see FrameTopology), one of
+// the NumTopologies met so far.
+func (a *Animation) Topology(k int) ([]*mesh.Mesh, error) {
+	if a.topo == nil {
+		if k != 0 {
+			return nil, fmt.Errorf("viewer: topology %d of a fixed-topology animation", k)
+		}
+		return a.Meshes, nil
+	}
+	ms, ok := a.topo.get(k)
+	if !ok {
+		return nil, fmt.Errorf("viewer: topology %d not met yet (%d so far)", k, a.topo.len())
+	}
+	return ms, nil
+}
+
+// NumTopologies returns the number of distinct topologies met so far (by
+// Load, Bounds and FrameTopology): 1 for fixed-topology animations.
+func (a *Animation) NumTopologies() int {
+	if a.topo == nil {
+		return 1
+	}
+	return a.topo.len()
+}
+
+// VaryingTopology reports whether the frames may differ in topology (an
+// OBJ sequence), so that FrameTopology must be asked per frame.
+func (a *Animation) VaryingTopology() bool { return a.atTopo != nil }
 
 // NumVerts returns the total vertex count over the meshes.
 func (a *Animation) NumVerts() int {
@@ -114,7 +171,7 @@ func (a *Animation) Bounds() (box geom.Box, span geom.Vec3, err error) {
 		frames = append(frames, last)
 	}
 	for _, f := range frames {
-		fr, err := a.Frame(f)
+		_, _, fr, err := a.FrameTopology(f)
 		if err != nil {
 			return box, span, err
 		}
@@ -136,7 +193,8 @@ func (a *Animation) Bounds() (box geom.Box, span geom.Vec3, err error) {
 //   - a USD layer (.usda) or package (.usdz) of time-sampled meshes, at
 //     its frame rate;
 //   - a PC2 point cache, with its mesh from opt.Mesh or beside it;
-//   - a folder of .obj frames with equal vertex counts, in name order;
+//   - a folder of .obj frames in name order, whose vertex counts and
+//     triangles may change from frame to frame (see FrameTopology);
 //   - a static OBJ or PLY mesh (one frame).
 func Load(path string, opt LoadOptions) (*Animation, error) {
 	fps := opt.FPS
@@ -255,21 +313,23 @@ func loadOBJSequence(dir string, fps float64) (*Animation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Animation{
+	a := &Animation{
 		Kind: KindOBJSequence, Meshes: []*mesh.Mesh{first}, Names: []string{filepath.Base(filepath.Clean(dir))},
-		NumFrames: len(files), FPS: fps,
-		at: func(f int) ([][]geom.Vec3, error) {
-			if f == 0 {
-				return [][]geom.Vec3{first.Verts}, nil
+		NumFrames: len(files), FPS: fps, topo: newTopoTable(len(files)),
+	}
+	a.atTopo = func(f int) ([]*mesh.Mesh, [][]geom.Vec3, error) {
+		m := first
+		if f != 0 {
+			if m, err = meshio.Load(files[f], meshio.Options{}); err != nil {
+				return nil, nil, err
 			}
-			m, err := meshio.Load(files[f], meshio.Options{})
-			if err != nil {
-				return nil, err
-			}
-			if len(m.Verts) != len(first.Verts) {
-				return nil, fmt.Errorf("%s: %d vertices, but %s has %d", files[f], len(m.Verts), files[0], len(first.Verts))
-			}
-			return [][]geom.Vec3{m.Verts}, nil
-		},
-	}, nil
+		}
+		return []*mesh.Mesh{m}, [][]geom.Vec3{m.Verts}, nil
+	}
+	a.at = func(f int) ([][]geom.Vec3, error) {
+		_, _, v, err := a.FrameTopology(f)
+		return v, err
+	}
+	a.topo.add(0, a.Meshes)
+	return a, nil
 }

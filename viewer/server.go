@@ -42,15 +42,23 @@ type Options struct {
 
 // ItemInfo describes one served result (GET /api/items).
 type ItemInfo struct {
-	Index     int        `json:"index"`
-	Name      string     `json:"name"`
-	Kind      Kind       `json:"kind"`
-	Frames    int        `json:"frames"`
-	FPS       float64    `json:"fps"`
-	Skinned   bool       `json:"skinned"`
-	Vertices  int        `json:"vertices"`
-	Triangles int        `json:"triangles"`
-	Meshes    []MeshInfo `json:"meshes"`
+	Index     int     `json:"index"`
+	Name      string  `json:"name"`
+	Kind      Kind    `json:"kind"`
+	Frames    int     `json:"frames"`
+	FPS       float64 `json:"fps"`
+	Skinned   bool    `json:"skinned"`
+	Vertices  int     `json:"vertices"`
+	Triangles int     `json:"triangles"`
+	// VaryingTopology reports an item whose frames may differ in vertex
+	// count and triangles (an OBJ sequence); each frame names its
+	// topology, served by /api/item/{i}/mesh/{k}. Vertices, Triangles and
+	// Meshes are frame 0's.
+	VaryingTopology bool `json:"varyingTopology"`
+	// Topologies counts the distinct topologies met while loading (a
+	// sample of frames), at least 1.
+	Topologies int        `json:"topologies"`
+	Meshes     []MeshInfo `json:"meshes"`
 	// Min and Max bound the animation (metres; see Animation.Bounds).
 	Min [3]float64 `json:"min"`
 	Max [3]float64 `json:"max"`
@@ -288,6 +296,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(seg) == 4 && seg[3] == "mesh":
 		blob(w, r, it.mesh)
+	case len(seg) == 5 && seg[3] == "mesh":
+		k, ok := index(seg[4], it.anim.NumTopologies())
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		key := [2]int{i, -1 - k}
+		b := s.cache.get(key)
+		if b == nil {
+			ms, err := it.anim.Topology(k)
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			b = meshBlob(ms)
+			s.cache.put(key, b)
+		}
+		blob(w, r, b)
 	case len(seg) == 5 && seg[3] == "frame":
 		f, ok := index(seg[4], it.anim.NumFrames)
 		if !ok {

@@ -248,10 +248,13 @@ func TestFrameBlob(t *testing.T) {
 	if got := f32(12); math.Abs(got-float64(f)/DefaultFPS) > 1e-6 {
 		t.Errorf("time %v, want %v", got, f/float64(DefaultFPS))
 	}
-	if len(b) != 16+8+16*nv {
-		t.Fatalf("blob %d bytes, want %d", len(b), 16+8+16*nv)
+	if k := le.Uint32(b[16:]); k != 0 {
+		t.Errorf("topology %d, want 0", k)
 	}
-	pos := 24
+	if len(b) != 20+8+16*nv {
+		t.Fatalf("blob %d bytes, want %d", len(b), 20+8+16*nv)
+	}
+	pos := 28
 	for v, p := range c.Frames[f] {
 		for k, x := range []float64{p.X, p.Y, p.Z} {
 			if got := f32(pos + 4*(3*v+k)); got != float64(float32(x)) {
@@ -269,10 +272,10 @@ func TestFrameBlob(t *testing.T) {
 	h := mesh.MeanCurvature(fm, top, mesh.CurvatureCotan, nil)
 	st := mesh.SummarizeCurvature(h, mesh.MixedAreas(fm, nil), top)
 	// float32 encoding: relative error about 6e-8.
-	if got := f32(16); math.Abs(got-st.AbsSum) > 1e-6*st.AbsSum || !(st.AbsSum > 0) {
+	if got := f32(20); math.Abs(got-st.AbsSum) > 1e-6*st.AbsSum || !(st.AbsSum > 0) {
 		t.Errorf("curvature sum %v, want %v", got, st.AbsSum)
 	}
-	if got := f32(20); math.Abs(got-st.Area) > 1e-6*st.Area {
+	if got := f32(24); math.Abs(got-st.Area) > 1e-6*st.Area {
 		t.Errorf("area %v, want %v", got, st.Area)
 	}
 	hoff := pos + 12*nv
@@ -283,7 +286,7 @@ func TestFrameBlob(t *testing.T) {
 	}
 	// The folded shirt is more curved than the plain one at the same frame.
 	plain := get(t, s, fmt.Sprintf("/api/item/1/frame/%d", f)).Body.Bytes()
-	if p := float64(math.Float32frombits(le.Uint32(plain[16:]))); !(st.AbsSum > 1.1*p) {
+	if p := float64(math.Float32frombits(le.Uint32(plain[20:]))); !(st.AbsSum > 1.1*p) {
 		t.Errorf("curvature sum folded %v, plain %v: folds should add curvature", st.AbsSum, p)
 	}
 

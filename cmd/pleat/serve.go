@@ -23,19 +23,22 @@ func newServeCmd() *cobra.Command {
 		Short: "Play pleat outputs in a web viewer, up to four side by side",
 		Long: `serve starts pleat's web viewer (an embedded WebGL2 page, no network
 access needed) on the loopback interface and plays the given results in sync:
-glTF animations, PC2 caches (with their mesh), folders of OBJ frames,
+glTF animations, PC2 caches (with their mesh), folders of OBJ frames
+(whose topology may change from frame to frame, as pleat refine writes),
 .usda/.usdz files of time-sampled meshes, or static meshes. Controls:
 play/pause, scrub, speed, orbit camera (drag; right- or shift-drag pans;
 wheel zooms), a mean-curvature heat map (h), the body shown or hidden
 (b), and a difference view (d): every garment whose topology matches a
 garment in another panel is coloured by the per-vertex distance to it at
-the same time, with the mean and largest distance printed. A garment has
+the same time (where topologies change, only at the frames where they
+match), with the mean and largest distance printed. A garment has
 the same colour in every panel (by mesh name). Each result shows its
 vertex count and curvature sum per frame.
 
 Only the given files are served. Stop with Ctrl-C.`,
 		Example: `  pleat serve out/pose.glb
   pleat serve reference=out/walk.usdz synth=out/synth.usdz
+  pleat serve coarse=refine/coarse.glb refined=refine/refined reference=refine/reference.glb
   pleat serve skinning=out/pose.glb simulated=sim/garment.pc2 --mesh sim/garment.rest.obj --open`,
 		Args: cobra.RangeArgs(1, viewer.MaxItems),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -4,12 +4,16 @@
 // `pleat serve` (the Go test viewer/browser_test.go starts one).
 //
 // Usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]...
+//        [--expect-topology NAME:N]...
 //
 //   --items N   expect N results side by side (default: any, at least 1)
 //   --shots DIR save screenshots there (default: $PLEAT_SCREENSHOTS, else none)
 //   --expect-diff NAME:MIN:MAX  in the difference view, the panel named
 //               NAME has a garment matched in another panel whose largest
 //               per-vertex distance is within [MIN, MAX] mm (repeatable)
+//   --expect-topology NAME:N  the panel named NAME is a result whose
+//               topology changes per frame, with at least N distinct
+//               triangle counts over its frames (repeatable)
 //
 // The browser is Debian's chromium ($CHROMIUM, default /usr/bin/chromium),
 // driven by playwright-core; nothing is downloaded. Checks, in order:
@@ -24,7 +28,12 @@
 //   6. a mesh name has one colour in every panel and distinct garment names
 //      distinct colours; unticking #body hides the body (pixels change);
 //      the difference view (#error) colours matched garments (pixels
-//      change) with the distances --expect-diff asks for.
+//      change) with the distances --expect-diff asks for;
+//   7. for each --expect-topology panel, every frame in turn: the panel
+//      draws (pixels differ from the background there) with the vertex and
+//      triangle counts of the topology the server gives that frame, and
+//      the counts take at least N values; the difference view gives the
+//      panel statistics (possibly none) without errors at each topology.
 // Exit status 0 only if all pass; a JSON summary goes to stdout.
 
 import { chromium } from 'playwright-core';
@@ -32,13 +41,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 function usage() {
-  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]...');
+  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]... [--expect-topology NAME:N]...');
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 let url = '', wantItems = 0, shots = process.env.PLEAT_SCREENSHOTS || '';
 const wantDiffs = [];
+const wantTopos = [];
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--items') wantItems = Number(args[++i]);
@@ -46,6 +56,11 @@ for (let i = 0; i < args.length; i++) {
     const [name, lo, hi] = (args[++i] || '').split(':');
     if (!name || !(Number(hi) >= Number(lo))) usage();
     wantDiffs.push({ name, lo: Number(lo), hi: Number(hi) });
+  }
+  else if (a === '--expect-topology') {
+    const [name, n] = (args[++i] || '').split(':');
+    if (!name || !(Number(n) >= 1)) usage();
+    wantTopos.push({ name, n: Number(n) });
   }
   else if (a === '--shots') shots = args[++i] || '';
   else if (a.startsWith('--')) usage();
@@ -237,6 +252,55 @@ try {
   await shot('viewer-difference.png');
   await page.click('#error');
   await settle();
+
+  // 7. Changing topology: every frame of the panel draws with its own
+  // triangles (those the server gives the frame).
+  for (const w of wantTopos) {
+    const k = items.findIndex((i) => i.name === w.name);
+    if (k < 0) { fail(`no panel named ${w.name}`); continue; }
+    const counts = new Set(), frames = [];
+    for (let f = 0; f < items[k].frames; f++) {
+      await page.evaluate((F) => window.pleatViewer.setFrame(F), f);
+      try {
+        await page.waitForFunction(([k, f]) => { const it = window.pleatViewer.items[k]; return it.shown === f && window.pleatViewer.items.every((i) => i.shown >= 0); }, [k, f], { timeout: 10000 });
+      } catch {
+        fail(`topology panel ${w.name}: frame ${f} never shown`);
+        continue;
+      }
+      await settle();
+      const got = await page.evaluate(async ([k, f]) => {
+        const it = window.pleatViewer.items[k];
+        const fb = new DataView(await (await fetch(`api/item/${it.index}/frame/${f}`)).arrayBuffer());
+        const topo = fb.getUint32(16, true);
+        const mb = new DataView(await (await fetch(`api/item/${it.index}/mesh/${topo}`)).arrayBuffer());
+        const snap = window.pleatViewer.snapshot({ floor: false });
+        return { topo, nv: mb.getUint32(4, true), nt: mb.getUint32(8, true), shown: it, lit: snap.panels[k] };
+      }, [k, f]);
+      frames.push({ frame: f, topology: got.shown.topology, vertices: got.shown.shownVertices, triangles: got.shown.shownTriangles, lit: +got.lit.toFixed(4) });
+      counts.add(got.shown.shownTriangles);
+      if (got.shown.topology !== got.topo || got.shown.shownTriangles !== got.nt || got.shown.shownVertices !== got.nv) {
+        fail(`topology panel ${w.name} frame ${f}: draws topology ${got.shown.topology} (${got.shown.shownVertices} vertices, ${got.shown.shownTriangles} triangles), server says ${got.topo} (${got.nv}, ${got.nt})`);
+      }
+      if (!(got.lit > 0.01)) fail(`topology panel ${w.name} frame ${f}: only ${(100 * got.lit).toFixed(2)}% of the panel drawn`);
+      if (f === 0 || counts.size > frames.filter((x) => x.frame < f).map((x) => x.triangles).filter((v, i, a) => a.indexOf(v) === i).length) {
+        await shot(`viewer-topology-${w.name}-${f}.png`);
+      }
+    }
+    if (counts.size < w.n) fail(`topology panel ${w.name}: ${counts.size} distinct triangle counts, want at least ${w.n}`);
+    // The difference view at each topology: no errors, statistics given.
+    await page.click('#error');
+    for (const f of [0, items[k].frames - 1]) {
+      await page.evaluate((F) => window.pleatViewer.setFrame(F), f);
+      await page.waitForFunction(([k, f]) => window.pleatViewer.items[k].shown === f, [k, f], { timeout: 10000 })
+        .catch(() => fail(`topology panel ${w.name}: frame ${f} not shown in the difference view`));
+      await settle();
+      const e = await page.evaluate((k) => window.pleatViewer.errors[k], k);
+      if (e === null) fail(`topology panel ${w.name}: no difference statistics at frame ${f}`);
+    }
+    await page.click('#error');
+    await settle();
+    (summary.topology ||= {})[w.name] = { triangleCounts: [...counts], frames };
+  }
 
   await settle();
   for (const p of problems) fail(p);

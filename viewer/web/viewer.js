@@ -2,7 +2,10 @@
 // side on one clock, with WebGL2. Our own code, no libraries. The server
 // hands us plain arrays (see the Go package doc of viewer): per item the
 // triangles once (/api/item/I/mesh) and per frame positions and mean
-// curvature H (/api/item/I/frame/F). Normals are computed here per frame.
+// curvature H (/api/item/I/frame/F). A frame names its topology; an item
+// whose topology changes per frame (an OBJ sequence from pleat refine) has
+// each further topology's triangles fetched once, when a frame first needs
+// it (/api/item/I/mesh/K). Normals are computed here per frame.
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -298,16 +301,18 @@
     return { nv, nt, ranges, idx };
   }
 
-  function parseFrame(buf, nv, nm) {
+  function parseFrame(buf) {
     const dv = new DataView(buf);
-    if (dv.getUint32(4, true) !== nv || dv.getUint32(8, true) !== nm) throw new Error('frame does not match its mesh');
+    const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
+    if (magic !== 'PLF2') throw new Error('bad frame data');
+    const nv = dv.getUint32(4, true), nm = dv.getUint32(8, true);
     const stats = [];
     for (let i = 0; i < nm; i++) {
-      stats.push({ absSum: dv.getFloat32(16 + 8 * i, true), area: dv.getFloat32(20 + 8 * i, true) });
+      stats.push({ absSum: dv.getFloat32(20 + 8 * i, true), area: dv.getFloat32(24 + 8 * i, true) });
     }
-    const o = 16 + 8 * nm;
+    const o = 20 + 8 * nm;
     return {
-      time: dv.getFloat32(12, true), stats,
+      time: dv.getFloat32(12, true), topo: dv.getUint32(16, true), nv, nm, stats,
       pos: new Float32Array(buf, o, 3 * nv),
       H: new Float32Array(buf, o + 12 * nv, nv),
       bytes: buf.byteLength,
@@ -317,14 +322,11 @@
   async function loadItem(info) {
     const m = parseMesh(await fetchBuf(`api/item/${info.index}/mesh`));
     const it = {
-      info, mesh: m, frames: new Map(), pending: new Map(), shown: -1,
-      nrm: new Float32Array(3 * m.nv), gpu: null, overlay: null, statsEl: null,
+      info, mesh: m, topo: 0, topos: new Map([[0, m]]), topoPending: new Map(),
+      frames: new Map(), pending: new Map(), shown: -1,
+      nrm: new Float32Array(3 * m.nv), cap: m.nv, gpu: null, overlay: null, statsEl: null,
     };
-    const col = new Float32Array(3 * m.nv);
-    m.ranges.forEach((r, k) => {
-      const c = colorOf(info.meshes[k]);
-      for (let v = r.v0; v < r.v0 + r.nv; v++) col.set(c, 3 * v);
-    });
+    const col = colors(it, m);
     gl.bindVertexArray(null);
     const vao = gl.createVertexArray();
     gl.bindVertexArray(vao);
@@ -353,6 +355,53 @@
     return it;
   }
 
+  // colors returns the per-vertex colours of item it drawn with topology m.
+  function colors(it, m) {
+    const col = new Float32Array(3 * m.nv);
+    m.ranges.forEach((r, k) => {
+      const c = colorOf(it.info.meshes[k]);
+      for (let v = r.v0; v < r.v0 + r.nv; v++) col.set(c, 3 * v);
+    });
+    return col;
+  }
+
+  // topology returns (fetching it once) topology k of item it.
+  function topology(it, k) {
+    if (it.topos.has(k)) return Promise.resolve(it.topos.get(k));
+    if (!it.topoPending.has(k)) {
+      it.topoPending.set(k, fetchBuf(`api/item/${it.info.index}/mesh/${k}`).then((buf) => {
+        const m = parseMesh(buf);
+        it.topos.set(k, m);
+        return m;
+      }).finally(() => it.topoPending.delete(k)));
+    }
+    return it.topoPending.get(k);
+  }
+
+  // setTopology makes topology k (mesh m) item it's drawn one: the vertex
+  // buffers grow when it has more vertices, colours and triangles are
+  // replaced. Positions, normals and H follow in upload.
+  function setTopology(it, k, m) {
+    if (it.topo === k && it.mesh === m) return;
+    const g = it.gpu;
+    gl.bindVertexArray(g.vao);
+    if (m.nv > it.cap) {
+      it.cap = Math.max(m.nv, Math.ceil(1.25 * it.cap));
+      for (const [b, w] of [[g.pos, 12], [g.nrm, 12], [g.H, 4], [g.col, 12]]) {
+        gl.bindBuffer(gl.ARRAY_BUFFER, b);
+        gl.bufferData(gl.ARRAY_BUFFER, w * it.cap, gl.DYNAMIC_DRAW);
+      }
+    }
+    gl.bindBuffer(gl.ARRAY_BUFFER, g.col);
+    gl.bufferSubData(gl.ARRAY_BUFFER, 0, colors(it, m));
+    gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.idx);
+    gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, m.idx, gl.STATIC_DRAW);
+    gl.bindVertexArray(null);
+    if (it.nrm.length !== 3 * m.nv) it.nrm = new Float32Array(3 * m.nv);
+    it.topo = k;
+    it.mesh = m;
+  }
+
   // assignColors gives every garment name in any panel its own colour, in
   // name order, so that a garment has the same colour in every panel
   // whatever the panels' order; bodies are skin-coloured.
@@ -366,36 +415,44 @@
     return isBody(m) ? SKIN : (S.colors.get(m.name) || PALETTE[0]);
   }
 
-  // sameTopology reports whether mesh ka of item a and mesh kb of item b
-  // have the same vertex count and the same triangles.
-  function sameTopology(a, ka, b, kb) {
-    const ra = a.mesh.ranges[ka], rb = b.mesh.ranges[kb];
+  // sameTopology reports whether mesh ka of topology ma and mesh kb of
+  // topology mb have the same vertex count and the same triangles.
+  function sameTopology(ma, ka, mb, kb) {
+    const ra = ma.ranges[ka], rb = mb.ranges[kb];
     if (ra.nv !== rb.nv || ra.nt !== rb.nt) return false;
-    const ia = a.mesh.idx, ib = b.mesh.idx;
+    const ia = ma.idx, ib = mb.idx;
     for (let t = 0; t < 3 * ra.nt; t++) {
       if (ia[3 * ra.t0 + t] - ra.v0 !== ib[3 * rb.t0 + t] - rb.v0) return false;
     }
     return true;
   }
 
-  // matchGarments finds, for every garment mesh of every item, its
-  // partner for the difference view: the same topology in the first other
-  // item that has it (so every panel is compared with the first, and the
-  // first with the second). Bodies are not compared.
-  function matchGarments() {
-    S.items.forEach((it, i) => {
-      it.match = it.mesh.ranges.map((r, k) => {
-        if (isBody(it.info.meshes[k])) return null;
-        for (let j = 0; j < S.items.length; j++) {
-          if (j === i) continue;
-          const o = S.items[j];
-          for (let k2 = 0; k2 < o.mesh.ranges.length; k2++) {
-            if (!isBody(o.info.meshes[k2]) && sameTopology(it, k, o, k2)) return { item: j, mesh: k2 };
-          }
-        }
-        return null;
-      });
-    });
+  // partner finds the partner of garment mesh k of item it (drawn with
+  // its current topology) for the difference view at master frame F: the
+  // same topology in the first other item that has it then, with that
+  // item's frame (so every panel is compared with the first, and the first
+  // with the second). Bodies are not compared. Items whose topology changes
+  // per frame match only where the topologies do; matches are remembered
+  // per pair of topologies.
+  const matchMemo = new Map();
+  function partner(it, k, F) {
+    if (isBody(it.info.meshes[k])) return null;
+    const i = S.items.indexOf(it);
+    for (let j = 0; j < S.items.length; j++) {
+      if (j === i) continue;
+      const o = S.items[j];
+      const of = o.frames.get(itemFrame(o, F));
+      const om = of && o.topos.get(of.topo);
+      if (!om) continue;
+      for (let k2 = 0; k2 < om.ranges.length; k2++) {
+        if (isBody(o.info.meshes[k2])) continue;
+        const key = `${i}/${it.topo}/${k}:${j}/${of.topo}/${k2}`;
+        let same = matchMemo.get(key);
+        if (same === undefined) { same = sameTopology(it.mesh, k, om, k2); matchMemo.set(key, same); }
+        if (same) return { item: j, mesh: k2, frame: of, range: om.ranges[k2] };
+      }
+    }
+    return null;
   }
 
   // errors fills it.err with each vertex's distance (m) to the same vertex
@@ -403,17 +460,15 @@
   // partner) and returns per-mesh statistics.
   function errors(it) {
     const nv = it.mesh.nv;
-    if (!it.err) it.err = new Float32Array(nv);
+    if (!it.err || it.err.length !== nv) it.err = new Float32Array(nv);
     it.err.fill(-1);
     const out = [];
     const pos = it.cur.pos;
     it.mesh.ranges.forEach((r, k) => {
-      const mt = it.match[k];
+      const mt = partner(it, k, S.frame);
       if (!mt) return;
       const o = S.items[mt.item];
-      const of = o.frames.get(itemFrame(o, S.frame));
-      if (!of) return;
-      const r2 = o.mesh.ranges[mt.mesh];
+      const of = mt.frame, r2 = mt.range;
       let sum = 0, max = 0;
       for (let v = 0; v < r.nv; v++) {
         const a = 3 * (r.v0 + v), b = 3 * (r2.v0 + v);
@@ -441,8 +496,10 @@
   function request(it, f) {
     if (it.frames.has(f) || it.pending.has(f) || f < 0 || f >= it.info.frames) return;
     const p = fetchBuf(`api/item/${it.info.index}/frame/${f}`)
-      .then((buf) => {
-        const fr = parseFrame(buf, it.mesh.nv, it.mesh.ranges.length);
+      .then(async (buf) => {
+        const fr = parseFrame(buf);
+        const m = await topology(it, fr.topo);
+        if (fr.nv !== m.nv || fr.nm !== m.ranges.length) throw new Error(`frame does not match its topology ${fr.topo}`);
         it.frames.set(f, fr);
         cachedBytes += fr.bytes;
         evict();
@@ -464,6 +521,12 @@
           it.frames.delete(f);
           cachedBytes -= fr.bytes;
         }
+      }
+      // Topologies no kept frame uses (0 and the drawn one stay).
+      if (it.topos.size > 1) {
+        const used = new Set([0, it.topo]);
+        for (const fr of it.frames.values()) used.add(fr.topo);
+        for (const k of [...it.topos.keys()]) if (!used.has(k)) it.topos.delete(k);
       }
     }
   }
@@ -507,6 +570,9 @@
     if (it.shown === f && it.shownKey === key) return;
     const fr = it.frames.get(f);
     if (!fr) return;
+    const m = it.topos.get(fr.topo);
+    if (!m) return;
+    setTopology(it, fr.topo, m);
     it.shownKey = key;
     it.cur = fr;
     computeNormals(fr.pos, it.mesh.idx, it.nrm);
@@ -537,7 +603,8 @@
     const st = it.cur.stats;
     let sum = 0;
     for (const s of st) sum += s.absSum;
-    const lines = [`frame ${it.shown}  ·  ${it.info.vertices.toLocaleString('en-US')} vertices`,
+    const tri = it.info.varyingTopology ? `, ${it.mesh.nt.toLocaleString('en-US')} triangles (topology ${it.topo})` : '';
+    const lines = [`frame ${it.shown}  ·  ${it.mesh.nv.toLocaleString('en-US')} vertices${tri}`,
       `curvature sum Σ|H|A ${fmt(sum, 4)} m`];
     if (st.length > 1) {
       st.forEach((s, k) => { lines.push(`  ${it.info.meshes[k].name}: ${fmt(s.absSum, 4)} m`); });
@@ -554,9 +621,11 @@
   // robustRange returns the 98th percentile of |H| over the vertices of it
   // where H is defined (non-zero), garments only when it has a body too:
   // the default heat-map range.
-  function robustRange(it, H) {
-    const ranges = it.mesh.ranges.filter((r, k) => !isBody(it.info.meshes[k]));
-    const use = ranges.length ? ranges : it.mesh.ranges;
+  function robustRange(it, fr) {
+    const m = it.topos.get(fr.topo), H = fr.H;
+    if (!m) return 0;
+    const ranges = m.ranges.filter((r, k) => !isBody(it.info.meshes[k]));
+    const use = ranges.length ? ranges : m.ranges;
     const a = [];
     for (const r of use) {
       const step = Math.max(1, Math.floor(r.nv / 20000));
@@ -756,7 +825,11 @@
     get heat() { return S.heat; },
     get heatRange() { return S.heatRange; },
     get draws() { return S.draws; },
-    get items() { return S.items.map((it) => ({ ...it.info, shown: it.shown })); },
+    // items: per panel its info, the frame shown and the topology drawn
+    // (index, vertices, triangles).
+    get items() {
+      return S.items.map((it) => ({ ...it.info, shown: it.shown, topology: it.topo, shownVertices: it.mesh.nv, shownTriangles: it.mesh.nt }));
+    },
     play() { S.playing = true; S.last = 0; },
     pause() { S.playing = false; },
     toggle() { if (S.playing) api.pause(); else api.play(); },
@@ -778,7 +851,7 @@
     setBody(on) { S.showBody = !!on; S.dirty = true; },
     // setError switches the difference view: garments with the same
     // topology as one in another panel are coloured by the per-vertex
-    // distance to it (see matchGarments).
+    // distance to it (see partner).
     setError(on) {
       S.error = !!on;
       if (S.error) S.heat = false;
@@ -798,8 +871,9 @@
     },
     // snapshot draws now (without the floor given floor: false) and reads
     // the pixels back: the count of pixels that differ from the background,
-    // a checksum, and (after a snapshot with keep: true of the same size)
-    // the fraction of pixels that changed.
+    // a checksum, (after a snapshot with keep: true of the same size) the
+    // fraction of pixels that changed, and per panel the fraction of its
+    // pixels that differ from the background (panels).
     snapshot(opt) {
       layout();
       draw(opt);
@@ -809,13 +883,22 @@
       const bg = BG.map((c) => Math.round(c * 255));
       const prev = kept && kept.length === px.length ? kept : null;
       let lit = 0, sum = 0, changed = 0;
+      const dpr = w / Math.max(canvas.clientWidth, 1);
+      const rects = S.layout.map((r) => [r.x * dpr, (canvas.clientHeight - r.y - r.h) * dpr, (r.x + r.w) * dpr, (canvas.clientHeight - r.y) * dpr]);
+      const plit = rects.map(() => 0), parea = rects.map(([x0, y0, x1, y1]) => Math.max(1, Math.round(x1 - x0) * Math.round(y1 - y0)));
       for (let i = 0; i < px.length; i += 4) {
-        if (Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]) > 24) lit++;
+        if (Math.abs(px[i] - bg[0]) + Math.abs(px[i + 1] - bg[1]) + Math.abs(px[i + 2] - bg[2]) > 24) {
+          lit++;
+          const x = (i >> 2) % w, y = Math.floor((i >> 2) / w);
+          const k = rects.findIndex(([x0, y0, x1, y1]) => x >= x0 && x < x1 && y >= y0 && y < y1);
+          if (k >= 0) plit[k]++;
+        }
         if (prev && Math.abs(px[i] - prev[i]) + Math.abs(px[i + 1] - prev[i + 1]) + Math.abs(px[i + 2] - prev[i + 2]) > 12) changed++;
         sum = (sum * 31 + px[i] + 7 * px[i + 1] + 13 * px[i + 2]) >>> 0;
       }
       if (opt && opt.keep) kept = px;
-      return { width: w, height: h, lit, fraction: lit / (w * h), checksum: sum, changed: prev ? changed / (w * h) : null };
+      return { width: w, height: h, lit, fraction: lit / (w * h), checksum: sum, changed: prev ? changed / (w * h) : null,
+        panels: plit.map((n, k) => n / parea[k]) };
     },
   };
   window.pleatViewer = api;
@@ -828,7 +911,6 @@
     if (!infos.length) { showMsg('Nothing to show.'); return; }
     assignColors(infos);
     S.items = await Promise.all(infos.map(loadItem));
-    matchGarments();
     const anim = infos.find((i) => i.frames > 1);
     S.fps = anim ? anim.fps : 30;
     S.numFrames = Math.max(1, ...infos.map((i) => (i.frames <= 1 ? 1 : Math.round((i.frames - 1) * S.fps / i.fps) + 1)));
@@ -863,7 +945,7 @@
     let range = 0;
     for (const it of S.items) {
       const fr = it.frames.get(0);
-      if (fr) range = Math.max(range, robustRange(it, fr.H));
+      if (fr) range = Math.max(range, robustRange(it, fr));
     }
     S.heatRange = range > 0 ? range : 1;
     for (const it of S.items) upload(it, 0);
