@@ -2,6 +2,7 @@ package layers
 
 import (
 	"math"
+	"sort"
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
@@ -25,6 +26,7 @@ type surfaceBinding struct {
 	posed []geom.Vec3  // skinned used body vertices
 	valid []bool       // false: no body triangle (falls back to LBS)
 	cross []crossBind
+	cand  [][3]int32 // candidate triangles of the cross bindings (used-vertex ids)
 	thick float64
 }
 
@@ -41,6 +43,11 @@ type crossBind struct {
 	reach  float64
 	p, n   geom.Vec3 // posed skin point and normal
 	po, no geom.Vec3 // posed own skin point and normal of the vertex
+	// cand are the candidate triangles (sb.cand[c0:c1]) of the other part
+	// near the rest point: each frame the one whose centroid is nearest
+	// the vertex gives the plane, so the plane follows the part as it
+	// slides past the vertex (an arm swinging beside the torso)
+	c0, c1 int32
 	// sphere: the binding bounds a loose sphere (looseLayer) instead of
 	// pushing the vertex
 	sphere bool
@@ -87,9 +94,15 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		if ct, cb, d, ok := cross.find(p, int(h.Tri)); ok {
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri)); ok {
 			t := body.Tris[ct]
-			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb, reach: min(d+crossSlack, crossCheck), sphere: sphere(i)})
+			c0 := int32(len(sb.cand))
+			for _, ct := range cross.near(g, t, cb) {
+				t := body.Tris[ct]
+				sb.cand = append(sb.cand, [3]int32{id(t[0]), id(t[1]), id(t[2])})
+			}
+			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), c0: c0, c1: int32(len(sb.cand))})
 		}
 	}
 	sb.rest = make([]geom.Vec3, len(ids))
@@ -124,6 +137,17 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		a, b, c := x[cb.tri[0]], x[cb.tri[1]], x[cb.tri[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
 		cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
+		if q := dst[cb.v]; q.Dist2(cb.p) > cb.reach*cb.reach {
+			// the part has slid away: the nearest candidate's centroid
+			best := math.Inf(1)
+			for _, t := range sb.cand[cb.c0:cb.c1] {
+				ct := x[t[0]].Add(x[t[1]]).Add(x[t[2]]).Scale(1.0 / 3)
+				if d := ct.Dist2(q); d < best {
+					best, cb.p = d, ct
+					cb.n = geom.TriangleNormal(x[t[0]], x[t[1]], x[t[2]]).Unit()
+				}
+			}
+		}
 		t := sb.tris[cb.v]
 		a, b, c = x[t[0]], x[t[1]], x[t[2]]
 		bc := sb.bary[cb.v]
@@ -165,6 +189,10 @@ const (
 	// crossSlideMin is the least 1 − (n·n_own)² for which the push slides
 	// along the own tangent plane (below it the planes face each other)
 	crossSlideMin = 0.3
+	// crossCand (m) and crossCands bound a cross binding's candidate
+	// triangles around its rest point
+	crossCand  = 0.08
+	crossCands = 48
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
@@ -237,10 +265,10 @@ func (cf *crossFinder) treeDist(a, b int) int {
 // find returns the closest triangle (body id) and barycentric point within
 // crossReach of p on another body part than triangle own's, with p outside
 // it, and the distance.
-func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, dist float64, ok bool) {
+func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, dist float64, group int, ok bool) {
 	oj := cf.triJ[own]
 	best := crossReach * crossReach
-	for _, g := range cf.groups {
+	for gi, g := range cf.groups {
 		if g.box.Dist2(p) > best || cf.treeDist(g.joint, oj) < 2 {
 			continue
 		}
@@ -253,9 +281,9 @@ func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, d
 		if p.Sub(h.Point).Dot(n) <= 0 {
 			continue // inside that part at rest: no consistent side
 		}
-		best, tri, bary, ok = h.Dist2, g.tris[h.Tri], h.Bary, true
+		best, tri, bary, group, ok = h.Dist2, g.tris[h.Tri], h.Bary, gi, true
 	}
-	return tri, bary, math.Sqrt(best), ok
+	return tri, bary, math.Sqrt(best), group, ok
 }
 
 // slideOut moves q, s (< 0) from outside the plane of normal n, out of
@@ -268,4 +296,30 @@ func slideOut(q geom.Vec3, s float64, n, own geom.Vec3) geom.Vec3 {
 		return q.AddScaled(-s/k, d)
 	}
 	return q.AddScaled(-s, n)
+}
+
+// near returns the triangles of group g whose centroids lie within
+// crossCand of the point bary on triangle t (rest pose), at most
+// crossCands of them, nearest first.
+func (cf *crossFinder) near(g int, t [3]int32, bary [3]float64) []int32 {
+	v := cf.body.Verts
+	p := v[t[0]].Scale(bary[0]).AddScaled(bary[1], v[t[1]]).AddScaled(bary[2], v[t[2]])
+	type cd struct {
+		t int32
+		d float64
+	}
+	var out []cd
+	for _, ct := range cf.groups[g].tris {
+		tr := cf.body.Tris[ct]
+		c := v[tr[0]].Add(v[tr[1]]).Add(v[tr[2]]).Scale(1.0 / 3)
+		if d := c.Dist2(p); d <= crossCand*crossCand {
+			out = append(out, cd{ct, d})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].d < out[j].d || out[i].d == out[j].d && out[i].t < out[j].t })
+	ids := make([]int32, 0, min(len(out), crossCands))
+	for _, c := range out[:min(len(out), crossCands)] {
+		ids = append(ids, c.t)
+	}
+	return ids
 }
