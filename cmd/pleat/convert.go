@@ -20,6 +20,9 @@ triangulated; UVs and groups are kept where the target format holds them.`,
   pleat convert body.glb body.ply`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f, err := meshio.FormatOf(args[1]); err != nil || f == meshio.PC2 {
+				return fmt.Errorf("OUT %s: convert writes .obj, .ply, .glb or .gltf", args[1])
+			}
 			m, err := meshio.Load(args[0], meshio.Options{Scale: scale})
 			if err != nil {
 				return err

@@ -22,6 +22,8 @@ func TestUnknownOutputFailsFirst(t *testing.T) {
 		{[]string{"simulate", "--motion", "/nonexistent.bvh", "--out", filepath.Join(dir, "a.abc")}, "--out: "},
 		{[]string{"synth", "--db", "/nonexistent.pdb", "--out", filepath.Join(dir, "a.fbx")}, "--out: " + filepath.Join(dir, "a.fbx") + ": .fbx is not written"},
 		{[]string{"pose", "--out", filepath.Join(dir, "a.usda")}, "pose writes .glb or .gltf"},
+		{[]string{"convert", "/nonexistent.obj", filepath.Join(dir, "a.fbx")}, "OUT " + filepath.Join(dir, "a.fbx") + ": convert writes .obj, .ply, .glb or .gltf"},
+		{[]string{"convert", "/nonexistent.obj", filepath.Join(dir, "a.pc2")}, "convert writes"},
 	} {
 		_, err := run(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
