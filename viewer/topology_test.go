@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio"
 )
 
 // TestFrameTopology loads an OBJ sequence whose topology changes and
@@ -106,4 +109,37 @@ func TestServeTopology(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.target, got, tc.code)
 		}
 	}
+}
+
+// BenchmarkOBJFrameTopology compares the two costs of serving a frame of
+// a changing-topology OBJ sequence (an 80k-triangle sphere): parsing the
+// file, and finding its topology in the table (hash and compare of the
+// triangles, as for a frame met for the first time).
+func BenchmarkOBJFrameTopology(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "frame.obj")
+	if err := meshio.Save(path, mesh.UVSphere(1, 200, 200)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := meshio.Load(path, meshio.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("topology", func(b *testing.B) {
+		m, err := meshio.Load(path, meshio.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := newTopoTable(2)
+		t.add(0, []*mesh.Mesh{m})
+		ms := []*mesh.Mesh{{Verts: m.Verts, Tris: slices.Clone(m.Tris)}}
+		for b.Loop() {
+			t.frame[1] = -1
+			if t.add(1, ms) != 0 {
+				b.Fatal("new topology")
+			}
+		}
+	})
 }

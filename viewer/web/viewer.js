@@ -500,6 +500,7 @@
         const fr = parseFrame(buf);
         const m = await topology(it, fr.topo);
         if (fr.nv !== m.nv || fr.nm !== m.ranges.length) throw new Error(`frame does not match its topology ${fr.topo}`);
+        it.topos.set(fr.topo, m); // evict may have dropped it while we waited
         it.frames.set(f, fr);
         cachedBytes += fr.bytes;
         evict();
