@@ -20,6 +20,12 @@ const (
 	// DefaultWindow is the default number of frames averaged around a
 	// block boundary (Options.Window; the paper's 5).
 	DefaultWindow = 5
+	// maxSpeed is the most database frames a block's fractional index
+	// may advance per output frame: the path may drop frames (steps of 2)
+	// to follow a faster motion, but cloth played at 2x shows 4x its
+	// accelerations, so playback is held to 1.5x (paper: "Resampling in
+	// Time" resamples to match the motion's speed, within reason).
+	maxSpeed = 1.5
 	// DefaultSmooth is the default σ, in frames, of the Gaussian that
 	// smooths the garment's dynamics in time (Options.Smooth).
 	DefaultSmooth = 2.0
@@ -49,7 +55,8 @@ func (ix *index) blocks(path []int32) (id []int, lengths []int) {
 
 // resample turns a path into per-frame blends of database frames: the
 // frame indices smoothed within each block by a moving average of radius
-// indexRadius (narrowed near the block's ends so that they stay put), each
+// indexRadius (narrowed near the block's ends so that they stay put) and
+// held to advance at most maxSpeed frames per output frame, each
 // fractional index split between the two frames around it; then, for the
 // frames within window/2 of a block boundary, the blends averaged over
 // the window with tent weights (1, 2, 3, 2, 1 for 5 frames). It also
@@ -74,6 +81,9 @@ func (ix *index) resample(path []int32, window int) ([][]blend, []float64) {
 			s += float64(path[u])
 		}
 		x := s / float64(2*r+1)
+		if t > lo {
+			x = min(x, frac[t-1]+maxSpeed)
+		}
 		frac[t] = x
 		f0 := int32(math.Floor(x))
 		w := x - float64(f0)

@@ -85,3 +85,22 @@ func TestSmoothOption(t *testing.T) {
 		t.Errorf("Smooth -1 gave σ %g", s.opt.Smooth)
 	}
 }
+
+// A block that drops every other frame (2x playback) is resampled at no
+// more than maxSpeed database frames per output frame.
+func TestResampleSpeed(t *testing.T) {
+	ix := &index{clipOf: make([]int32, 60), start: []int32{0, 60}, local: make([]int32, 60)}
+	for i := range ix.local {
+		ix.local[i] = int32(i)
+	}
+	path := make([]int32, 25)
+	for t := range path {
+		path[t] = int32(2 * t)
+	}
+	_, frac := ix.resample(path, DefaultWindow)
+	for f := 1; f < len(frac); f++ {
+		if d := frac[f] - frac[f-1]; d > maxSpeed+1e-12 || d < 0 {
+			t.Fatalf("frame %d: index %g after %g: speed %g", f, frac[f], frac[f-1], d)
+		}
+	}
+}
