@@ -36,13 +36,16 @@ func TestResynth(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resynth: %v\n%s", err, text)
 	}
-	for _, want := range []string{"path       13 frames in", "wrote " + out, "wrote " + report} {
+	for _, want := range []string{"path       13 frames in", "smoothing", "wrote " + out, "wrote " + report} {
 		if !strings.Contains(text, want) {
 			t.Errorf("resynth output lacks %q:\n%s", want, text)
 		}
 	}
 	if text, err = run(t, "resynth", "eval", "--db", db); err != nil || !strings.Contains(text, "mean") {
 		t.Errorf("resynth eval: %v\n%s", err, text)
+	}
+	if _, err := run(t, "resynth", "eval", "--db", db, "--smooth", "40"); err == nil || !strings.Contains(err.Error(), "Smooth") {
+		t.Errorf("resynth eval --smooth 40: error %v, want one naming Smooth", err)
 	}
 	// The walk again, against its cached simulation.
 	text, err = run(t, append([]string{"resynth", "--db", db, "--without", "walk", "--motion", "walk", "--truth", cache, "--out", filepath.Join(dir, "walk.glb")}, small...)...)
