@@ -44,9 +44,9 @@ type crossBind struct {
 	p, n   geom.Vec3 // posed skin point and normal
 	po, no geom.Vec3 // posed own skin point and normal of the vertex
 	// cand are the candidate triangles (sb.cand[c0:c1]) of the other part
-	// near the rest point: each frame the one whose centroid is nearest
-	// the vertex gives the plane, so the plane follows the part as it
-	// slides past the vertex (an arm swinging beside the torso)
+	// near the rest point (tri among them): each frame the one whose
+	// centroid is nearest the vertex gives the plane (its centroid and
+	// normal), so the plane follows the part as it slides past the vertex
 	c0, c1 int32
 	// sphere: the binding bounds a loose sphere (looseLayer) instead of
 	// pushing the vertex
@@ -134,19 +134,19 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 	}
 	for k := range sb.cross {
 		cb := &sb.cross[k]
-		a, b, c := x[cb.tri[0]], x[cb.tri[1]], x[cb.tri[2]]
-		cb.n = geom.TriangleNormal(a, b, c).Unit()
-		cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
-		if q := dst[cb.v]; q.Dist2(cb.p) > cb.reach*cb.reach {
-			// the part has slid away: the nearest candidate's centroid
-			best := math.Inf(1)
-			for _, t := range sb.cand[cb.c0:cb.c1] {
-				ct := x[t[0]].Add(x[t[1]]).Add(x[t[2]]).Scale(1.0 / 3)
-				if d := ct.Dist2(q); d < best {
-					best, cb.p = d, ct
-					cb.n = geom.TriangleNormal(x[t[0]], x[t[1]], x[t[2]]).Unit()
-				}
+		// the plane of the candidate whose centroid is nearest the vertex:
+		// the other part slides past it (an arm swinging beside the torso)
+		q, best, tc := dst[cb.v], math.Inf(1), cb.tri
+		for _, t := range sb.cand[cb.c0:cb.c1] {
+			ct := x[t[0]].Add(x[t[1]]).Add(x[t[2]]).Scale(1.0 / 3)
+			if d := ct.Dist2(q); d < best {
+				best, cb.p, tc = d, ct, t
 			}
+		}
+		a, b, c := x[tc[0]], x[tc[1]], x[tc[2]]
+		cb.n = geom.TriangleNormal(a, b, c).Unit()
+		if cb.c0 == cb.c1 {
+			cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
 		}
 		t := sb.tris[cb.v]
 		a, b, c = x[t[0]], x[t[1]], x[t[2]]
