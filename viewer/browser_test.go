@@ -19,7 +19,9 @@ import (
 // view whose per-vertex distances match the fixtures (the shirt in three
 // panels: skinned in the glb, the same as OBJ frames, with folds as PC2),
 // and an OBJ sequence whose topology changes (three triangle counts) that
-// draws every frame with its own triangles.
+// draws every frame with its own triangles; the coarse shirt changes
+// topology at seqSplitFrame, after which the difference view finds it no
+// partner.
 //
 // It needs node, tools/browsertest/node_modules (npm ci there) and Debian's
 // chromium ($CHROMIUM, default /usr/bin/chromium); without them it skips,
@@ -79,9 +81,11 @@ func TestBrowser(t *testing.T) {
 	}()
 
 	// The coarse OBJ frames are the skinned shirt of the glb (distances
-	// from rounding only); the PC2 adds folds up to 3 mm deep.
+	// from rounding only) up to seqSplitFrame, then a topology that matches
+	// no other panel; the PC2 adds folds up to 3 mm deep.
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "viewer.test.mjs"), url, "--items", strconv.Itoa(len(args)),
-		"--expect-diff", "coarse:0:0.05", "--expect-diff", "folds:1:3.2", "--expect-topology", "refined:3")
+		"--expect-diff", "coarse:0:0.05", "--expect-diff", "folds:1:3.2", "--expect-topology", "refined:3",
+		"--expect-topology", "coarse:2", "--expect-partner", "coarse:10:1", "--expect-partner", "coarse:"+strconv.Itoa(seqSplitFrame+5)+":0")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium)
 	var stdout, stderr bytes.Buffer

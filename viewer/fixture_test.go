@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -21,7 +22,7 @@ import (
 type fixtures struct {
 	dir    string
 	glb    string // skinned procedural walk: body, shirt, trousers
-	seq    string // folder of OBJ frames: the skinned shirt
+	seq    string // folder of OBJ frames: the skinned shirt, its topology changed from seqSplitFrame
 	pc2    string // the skinned shirt with travelling folds (shirt.obj beside)
 	ply    string // a static sphere
 	frames int    // frames of seq and pc2
@@ -30,6 +31,23 @@ type fixtures struct {
 
 // fixtureFrames is the length of the OBJ sequence and PC2 cache.
 const fixtureFrames = 30
+
+// seqSplitFrame is the first frame of the OBJ sequence whose shirt has its
+// first triangle split in three at its centroid: from there on its
+// topology matches no other panel's.
+const seqSplitFrame = 20
+
+// splitFirstTriangle returns m with triangle 0 split in three at its
+// centroid (one vertex and two triangles more).
+func splitFirstTriangle(m *mesh.Mesh) *mesh.Mesh {
+	t := m.Tris[0]
+	c := m.Verts[t[0]].Add(m.Verts[t[1]]).Add(m.Verts[t[2]]).Scale(1.0 / 3)
+	out := &mesh.Mesh{Verts: append(slices.Clone(m.Verts), c), Tris: slices.Clone(m.Tris)}
+	n := int32(len(m.Verts))
+	out.Tris[0] = [3]int32{t[0], t[1], n}
+	out.Tris = append(out.Tris, [3]int32{t[1], t[2], n}, [3]int32{t[2], t[0], n})
+	return out
+}
 
 var (
 	fixtureOnce sync.Once
@@ -94,7 +112,11 @@ func writeFixtures(dir string) (*fixtures, error) {
 			return nil, err
 		}
 		m := &mesh.Mesh{Verts: gar[0], Tris: shirt.Tris}
-		if err := meshio.Save(filepath.Join(fx.seq, fmt.Sprintf("shirt.%04d.obj", f)), m); err != nil {
+		save := m
+		if f >= seqSplitFrame {
+			save = splitFirstTriangle(m)
+		}
+		if err := meshio.Save(filepath.Join(fx.seq, fmt.Sprintf("shirt.%04d.obj", f)), save); err != nil {
 			return nil, err
 		}
 		nrm = mesh.VertexNormals(m, nrm)

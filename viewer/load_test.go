@@ -34,13 +34,13 @@ func TestLoadKinds(t *testing.T) {
 				tc.path, a.Kind, a.NumFrames, len(a.Meshes), a.Skinned, tc.kind, tc.frames, tc.meshes, tc.skinned)
 		}
 		for _, f := range []int{0, a.NumFrames - 1} {
-			fr, err := a.Frame(f)
+			_, ms, fr, err := a.FrameTopology(f)
 			if err != nil {
 				t.Fatalf("%s frame %d: %v", tc.path, f, err)
 			}
 			for i, v := range fr {
-				if len(v) != len(a.Meshes[i].Verts) {
-					t.Errorf("%s frame %d mesh %d: %d positions, want %d", tc.path, f, i, len(v), len(a.Meshes[i].Verts))
+				if len(v) != len(ms[i].Verts) {
+					t.Errorf("%s frame %d mesh %d: %d positions, want %d", tc.path, f, i, len(v), len(ms[i].Verts))
 				}
 			}
 		}

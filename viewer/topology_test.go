@@ -52,6 +52,20 @@ func TestFrameTopology(t *testing.T) {
 			}
 		}
 	}
+	// The coarse shirt sequence changes topology once, at seqSplitFrame.
+	seq, err := Load(fx.seq, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []int{0, seqSplitFrame - 1, seqSplitFrame, fx.frames - 1} {
+		want := 0
+		if f >= seqSplitFrame {
+			want = 1
+		}
+		if k, _, _, err := seq.FrameTopology(f); err != nil || k != want {
+			t.Errorf("coarse frame %d: topology %d (%v), want %d", f, k, err, want)
+		}
+	}
 	if _, err := a.Topology(3); err == nil {
 		t.Error("Topology(3): no error")
 	}

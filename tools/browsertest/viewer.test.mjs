@@ -4,7 +4,7 @@
 // `pleat serve` (the Go test viewer/browser_test.go starts one).
 //
 // Usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]...
-//        [--expect-topology NAME:N]...
+//        [--expect-topology NAME:N]... [--expect-partner NAME:FRAME:0|1]...
 //
 //   --items N   expect N results side by side (default: any, at least 1)
 //   --shots DIR save screenshots there (default: $PLEAT_SCREENSHOTS, else none)
@@ -14,6 +14,10 @@
 //   --expect-topology NAME:N  the panel named NAME is a result whose
 //               topology changes per frame, with at least N distinct
 //               triangle counts over its frames (repeatable)
+//   --expect-partner NAME:FRAME:0|1  in the difference view at master
+//               frame FRAME, the panel named NAME has a garment matched in
+//               another panel (1) or none (0): with changing topologies,
+//               only where they match (repeatable)
 //
 // The browser is Debian's chromium ($CHROMIUM, default /usr/bin/chromium),
 // driven by playwright-core; nothing is downloaded. Checks, in order:
@@ -33,7 +37,8 @@
 //      draws (pixels differ from the background there) with the vertex and
 //      triangle counts of the topology the server gives that frame, and
 //      the counts take at least N values; the difference view gives the
-//      panel statistics (possibly none) without errors at each topology.
+//      panel statistics (possibly none) without errors at each topology;
+//   8. the difference view matches garments as --expect-partner says.
 // Exit status 0 only if all pass; a JSON summary goes to stdout.
 
 import { chromium } from 'playwright-core';
@@ -41,7 +46,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 function usage() {
-  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]... [--expect-topology NAME:N]...');
+  console.error('usage: node viewer.test.mjs URL [--items N] [--shots DIR] [--expect-diff NAME:MIN:MAX]... [--expect-topology NAME:N]... [--expect-partner NAME:FRAME:0|1]...');
   process.exit(2);
 }
 
@@ -49,6 +54,7 @@ const args = process.argv.slice(2);
 let url = '', wantItems = 0, shots = process.env.PLEAT_SCREENSHOTS || '';
 const wantDiffs = [];
 const wantTopos = [];
+const wantPartners = [];
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--items') wantItems = Number(args[++i]);
@@ -61,6 +67,11 @@ for (let i = 0; i < args.length; i++) {
     const [name, n] = (args[++i] || '').split(':');
     if (!name || !(Number(n) >= 1)) usage();
     wantTopos.push({ name, n: Number(n) });
+  }
+  else if (a === '--expect-partner') {
+    const [name, f, has] = (args[++i] || '').split(':');
+    if (!name || !(Number(f) >= 0) || (has !== '0' && has !== '1')) usage();
+    wantPartners.push({ name, frame: Number(f), has: has === '1' });
   }
   else if (a === '--shots') shots = args[++i] || '';
   else if (a.startsWith('--')) usage();
@@ -300,6 +311,27 @@ try {
     await page.click('#error');
     await settle();
     (summary.topology ||= {})[w.name] = { triangleCounts: [...counts], frames };
+  }
+
+  // 8. Difference-view partners where topologies change.
+  if (wantPartners.length) {
+    await page.click('#error');
+    for (const w of wantPartners) {
+      const k = items.findIndex((i) => i.name === w.name);
+      if (k < 0) { fail(`no panel named ${w.name}`); continue; }
+      await page.evaluate((F) => window.pleatViewer.setFrame(F), w.frame);
+      await page.waitForFunction((F) => Number(document.getElementById('frame').textContent) === F &&
+        window.pleatViewer.items.every((i) => i.shown >= 0) && window.pleatViewer.errors.every((e) => e !== null), w.frame, { timeout: 10000 })
+        .catch(() => fail(`difference view: frame ${w.frame} not shown with statistics`));
+      await settle();
+      const got = await page.evaluate((k) => ({ e: window.pleatViewer.errors[k], it: window.pleatViewer.items[k] }), k);
+      const has = !!(got.e && got.e.length);
+      (summary.partners ||= []).push({ panel: w.name, frame: w.frame, topology: got.it.topology, triangles: got.it.shownTriangles, matched: (got.e || []).map((g) => `${g.mesh} vs ${g.partner}`) });
+      if (has !== w.has) fail(`difference view: panel ${w.name} at frame ${w.frame} (topology ${got.it.topology}) ${has ? 'has' : 'has no'} partner, want ${w.has ? 'one' : 'none'}: ${JSON.stringify(got.e)}`);
+      await shot(`viewer-difference-${w.name}-${w.frame}.png`);
+    }
+    await page.click('#error');
+    await settle();
   }
 
   await settle();
