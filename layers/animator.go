@@ -261,6 +261,7 @@ func (a *Animator) output(dst []geom.Vec3) []geom.Vec3 {
 			dst[v] = dst[v].Lerp(a.float.x[i], f)
 		}
 	}
-	a.bind.push(dst)
+	a.bind.keepOut(dst, a.nrm)
+	a.bind.push(dst, false)
 	return dst
 }

@@ -26,7 +26,8 @@ type surfaceBinding struct {
 	posed []geom.Vec3  // skinned used body vertices
 	valid []bool       // false: no body triangle (falls back to LBS)
 	cross []crossBind
-	cand  [][3]int32 // candidate triangles of the cross bindings (used-vertex ids)
+	skinP []geom.Vec3 // posed skin point of each outfit vertex (last place)
+	cand  [][3]int32  // candidate triangles of the cross bindings (used-vertex ids)
 	thick float64
 }
 
@@ -105,6 +106,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), c0: c0, c1: int32(len(sb.cand))})
 		}
 	}
+	sb.skinP = make([]geom.Vec3, len(verts))
 	sb.rest = make([]geom.Vec3, len(ids))
 	for k, v := range ids {
 		sb.rest[k] = body.Verts[v]
@@ -131,6 +133,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		l := sb.local[i]
 		dst[i] = p.AddScaled(l.X, u).AddScaled(l.Y, n).AddScaled(l.Z, w)
 		nrm[i] = n
+		sb.skinP[i] = p
 	}
 	for k := range sb.cross {
 		cb := &sb.cross[k]
@@ -154,16 +157,16 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		cb.no = nrm[cb.v]
 		cb.po = a.Scale(bc[0]).AddScaled(bc[1], b).AddScaled(bc[2], c)
 	}
-	sb.push(dst)
+	sb.push(dst, true)
 }
 
 // push keeps the cross-bound vertices of x outside the other body part's
 // tangent plane (as posed by the last place) where it is within reach.
-func (sb *surfaceBinding) push(x []geom.Vec3) {
+func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.sphere || q.Dist2(cb.p) > cb.reach*cb.reach {
+		if cb.sphere && !anchors || q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
 		s := q.Sub(cb.p).Dot(cb.n) - sb.thick
@@ -322,4 +325,17 @@ func (cf *crossFinder) near(g int, t [3]int32, bary [3]float64) []int32 {
 		ids = append(ids, c.t)
 	}
 	return ids
+}
+
+// keepOut keeps every bound vertex of x outside the tangent plane of its
+// own skin point (as posed by the last place) by the thickness.
+func (sb *surfaceBinding) keepOut(x, nrm []geom.Vec3) {
+	for i, ok := range sb.valid {
+		if !ok {
+			continue
+		}
+		if o := x[i].Sub(sb.skinP[i]).Dot(nrm[i]) - sb.thick; o < 0 {
+			x[i] = x[i].AddScaled(-o, nrm[i])
+		}
+	}
 }
