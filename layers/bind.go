@@ -194,8 +194,8 @@ const (
 	crossSlideMin = 0.3
 	// crossCand (m) and crossCands bound a cross binding's candidate
 	// triangles around its rest point
-	crossCand  = 0.08
-	crossCands = 48
+	crossCand  = 0.12
+	crossCands = 96
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
