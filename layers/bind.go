@@ -27,7 +27,10 @@ type surfaceBinding struct {
 	valid []bool       // false: no body triangle (falls back to LBS)
 	cross []crossBind
 	skinP []geom.Vec3 // posed skin point of each outfit vertex (last place)
-	cand  [][3]int32  // candidate triangles of the cross bindings (used-vertex ids)
+	cand  []int32     // candidate triangles of the cross bindings (ids in ctris)
+	ctris [][3]int32  // the distinct candidate triangles (used-vertex ids)
+	cent  []geom.Vec3 // their centroids (last place)
+	frame int         // place calls, for the staggered candidate scans
 	thick float64
 }
 
@@ -49,6 +52,8 @@ type crossBind struct {
 	// centroid is nearest the vertex gives the plane (its centroid and
 	// normal), so the plane follows the part as it slides past the vertex
 	c0, c1 int32
+	best   int32   // the candidate chosen last (ids in ctris), −1 before
+	bestD  float64 // its centroid's squared distance to the vertex then
 	// sphere: the binding bounds a loose sphere (looseLayer) instead of
 	// pushing the vertex
 	sphere bool
@@ -71,6 +76,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 	sb := &surfaceBinding{thick: minOff, tris: make([][3]int32, len(verts)), bary: make([][3]float64, len(verts)),
 		local: make([]geom.Vec3, len(verts)), valid: make([]bool, len(verts))}
 	used := map[int32]int32{}
+	ctID := map[int32]int32{} // body triangle -> ctris id
 	var ids []int32
 	id := func(v int32) int32 {
 		if k, ok := used[v]; ok {
@@ -100,13 +106,20 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 			c0 := int32(len(sb.cand))
 			for _, ct := range cross.near(g, t, cb) {
 				t := body.Tris[ct]
-				sb.cand = append(sb.cand, [3]int32{id(t[0]), id(t[1]), id(t[2])})
+				k, ok := ctID[ct]
+				if !ok {
+					k = int32(len(sb.ctris))
+					ctID[ct] = k
+					sb.ctris = append(sb.ctris, [3]int32{id(t[0]), id(t[1]), id(t[2])})
+				}
+				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), c0: c0, c1: int32(len(sb.cand))})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), best: -1, c0: c0, c1: int32(len(sb.cand))})
 		}
 	}
 	sb.skinP = make([]geom.Vec3, len(verts))
+	sb.cent = make([]geom.Vec3, len(sb.ctris))
 	sb.rest = make([]geom.Vec3, len(ids))
 	for k, v := range ids {
 		sb.rest[k] = body.Verts[v]
@@ -135,16 +148,28 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		nrm[i] = n
 		sb.skinP[i] = p
 	}
+	sb.frame++
+	for k, t := range sb.ctris {
+		sb.cent[k] = x[t[0]].Add(x[t[1]]).Add(x[t[2]]).Scale(1.0 / 3)
+	}
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		// the plane of the candidate whose centroid is nearest the vertex:
 		// the other part slides past it (an arm swinging beside the torso)
-		q, best, tc := dst[cb.v], math.Inf(1), cb.tri
-		for _, t := range sb.cand[cb.c0:cb.c1] {
-			ct := x[t[0]].Add(x[t[1]]).Add(x[t[2]]).Scale(1.0 / 3)
-			if d := ct.Dist2(q); d < best {
-				best, cb.p, tc = d, ct, t
+		// (a full scan only when the part was near last time, or every
+		// crossRescan frames, staggered)
+		q, tc := dst[cb.v], cb.tri
+		if cb.best >= 0 && cb.bestD > crossNear*crossNear && (sb.frame+k)%crossRescan != 0 {
+			cb.p, tc = sb.cent[cb.best], sb.ctris[cb.best]
+			cb.bestD = cb.p.Dist2(q)
+		} else if cb.c1 > cb.c0 {
+			best := math.Inf(1)
+			for _, t := range sb.cand[cb.c0:cb.c1] {
+				if d := sb.cent[t].Dist2(q); d < best {
+					best, cb.best = d, t
+				}
 			}
+			cb.p, tc, cb.bestD = sb.cent[cb.best], sb.ctris[cb.best], best
 		}
 		a, b, c := x[tc[0]], x[tc[1]], x[tc[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
@@ -196,6 +221,10 @@ const (
 	// triangles around its rest point
 	crossCand  = 0.12
 	crossCands = 96
+	// a binding whose chosen candidate was farther than crossNear (m)
+	// rescans its candidates only every crossRescan frames
+	crossNear   = 0.1
+	crossRescan = 4
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
