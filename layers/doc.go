@@ -43,11 +43,24 @@
 //     of their bound skin point instead (a pencil skirt lies on the
 //     thighs, which capsules fit only roughly).
 //
-// Beyond the paper, one cheap correction acts on the tight layer: skinning
-// sinks limbs into the torso and thighs into each other, so a vertex
-// within 15 cm of a body part two or more joints from its own at rest
-// (a sleeve's underside and the torso) also keeps a skin point there, and
-// is pushed out of that point's tangent plane when within 5 cm of it.
+// Beyond the paper, cheap corrections keep the cloth out of the skinned
+// body, which skinning lets limbs sink into (the upper arm into the torso
+// side, the thighs into each other); none queries a BVH per frame.
+//
+//   - Every bound vertex is kept Options.Thickness outside the tangent
+//     plane of its own bound skin point after the layers are blended
+//     (for loose vertices this is the sphere lying outside the skin that
+//     §3.2's attachment implies).
+//   - A vertex within 15 cm of a body part two or more joints from its own
+//     at rest (a sleeve's underside and the torso) keeps up to 96
+//     candidate triangles of that part within 12 cm of its closest point
+//     there. Each frame the candidate whose centroid is nearest the vertex
+//     gives a plane (far bindings rescan every fourth frame); within 5 cm
+//     of it a tight vertex, or a loose vertex's anchor, is pushed out of
+//     it by sliding along its own tangent plane (so that it is not driven
+//     into its own limb), and a loose vertex's sphere shrinks to stay
+//     outside it. Loose particles themselves are not pushed (that squeezed
+//     them into their own limb).
 //
 // # Classification
 //
