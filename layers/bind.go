@@ -223,7 +223,7 @@ const (
 	crossCands = 96
 	// a binding whose chosen candidate was farther than crossNear (m)
 	// rescans its candidates only every crossRescan frames
-	crossNear   = 0.1
+	crossNear   = 0.06
 	crossRescan = 4
 )
 
