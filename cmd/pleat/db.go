@@ -8,8 +8,8 @@ import (
 
 func newDBCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "db",
-		Short:   "Wrinkle databases (.pdb): inspect, render",
+		Use:   "db",
+		Short: "Wrinkle databases (.pdb): inspect, render",
 		Example: `  pleat db inspect out/suit.pdb
   pleat db render out/suit.pdb --character $PLEAT_ASSETS/makehuman`,
 	}
