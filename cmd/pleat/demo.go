@@ -137,7 +137,7 @@ func runDemo(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFla
 	if err != nil {
 		return err
 	}
-	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
+	if err := checkClipJoints(db, s, sf.spec.Motion); err != nil {
 		return err
 	}
 	opt.FPS = s.Clip.FPS

@@ -220,7 +220,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 		return err
 	}
 	describeScene(w, s)
-	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
+	if err := checkClipJoints(db, s, sf.spec.Motion); err != nil {
 		return err
 	}
 	angles, err := clipAngles(db, s)

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/wrinkle"
@@ -132,7 +130,7 @@ func runSynth(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthF
 		return err
 	}
 	describeScene(w, s)
-	if err := checkClipJoints(db, s, sf.spec.Motion, sf.spec.NameMap); err != nil {
+	if err := checkClipJoints(db, s, sf.spec.Motion); err != nil {
 		return err
 	}
 	if len(s.Garments) > 0 {
@@ -214,11 +212,12 @@ func synthClip(ctx context.Context, cmd *cobra.Command, p *online.Pipeline, s *s
 }
 
 // checkClipJoints refuses a character whose rig is not the database's,
-// and a .bvh clip that lacks a joint the database samples: the scene would hold that joint at rest and the synthesized
-// wrinkles would not follow the mocap. Clips renamed by --name-map are
-// checked after the scene's retargeting instead (a sampled joint that
-// never moves is reported as a warning by the caller's statistics).
-func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath, nameMap string) error {
+// and a BVH clip that drives no rig joint of a role the database samples
+// (after the name map or the scene's body-part matching,
+// scene.Scene.ClipMatch): the scene would hold that joint at rest and the
+// synthesized wrinkles would not follow the mocap. motionPath names the
+// clip in the error.
+func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath string) error {
 	names := db.Header.Rig.Names
 	rig, err := wrinkle.Bind(s.Character.Skeleton, &names)
 	if err != nil {
@@ -227,16 +226,14 @@ func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath, nameMap string)
 	if err := db.CheckRig(rig); err != nil {
 		return fmt.Errorf("--db: %w (the database was built on another character)", err)
 	}
-	if !strings.EqualFold(filepath.Ext(motionPath), ".bvh") || nameMap != "" {
-		return nil
+	if s.ClipMatch == nil {
+		return nil // a procedural clip drives every joint
 	}
-	b, err := motion.ReadFile(motionPath)
-	if err != nil {
-		return err
-	}
+	// The rig joints the clip drives, after the name map or the
+	// body-part matching the scene did (scene.Scene.ClipMatch).
 	have := map[string]bool{}
-	for _, j := range b.Joints {
-		have[strings.ToLower(motion.BaseName(j.Name))] = true
+	for _, rigJoint := range s.ClipMatch {
+		have[strings.ToLower(rigJoint)] = true
 	}
 	var missing []string
 	for r := wrinkle.Role(0); r < wrinkle.NumRoles; r++ {
@@ -245,7 +242,7 @@ func checkClipJoints(db *wrinkle.DB, s *scene.Scene, motionPath, nameMap string)
 		}
 		for _, j := range rig.Roles[r].Chain {
 			n := s.Character.Skeleton.Joint(j).Name
-			if !have[strings.ToLower(motion.BaseName(n))] {
+			if !have[strings.ToLower(n)] {
 				missing = append(missing, fmt.Sprintf("%s (%s)", n, r))
 			}
 		}

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pleat-dev/pleat/motion"
+	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/wrinkle"
 )
 
 // TestSynthEval builds a two-sample database of the coarse procedural
@@ -45,6 +49,8 @@ func TestSynthEval(t *testing.T) {
 		}
 	}
 
+	checkClipJointsByMatch(t, db)
+
 	other := []string{"synth", "--db", db, "--resolution", "1000", "--seconds", "0.1", "--out", filepath.Join(dir, "x.pc2")}
 	if _, err := run(t, other...); err == nil || !strings.Contains(err.Error(), "garment does not match") {
 		t.Errorf("a suit of another resolution: %v", err)
@@ -59,5 +65,41 @@ func TestSynthEval(t *testing.T) {
 	}
 	if _, err := run(t, "synth", "--db", cut, "--out", filepath.Join(dir, "y.pc2")); err == nil || !strings.Contains(err.Error(), cut) {
 		t.Errorf("a truncated database: %v", err)
+	}
+}
+
+// checkClipJointsByMatch checks that checkClipJoints judges a clip by the
+// rig joints the scene matched it to (Scene.ClipMatch), whatever the
+// clip's own joint names: the database samples left_elbow, so a clip that
+// drives the left arm's chain passes and one that drives only the legs is
+// refused, naming the elbow.
+func checkClipJointsByMatch(t *testing.T, dbPath string) {
+	t.Helper()
+	db, err := wrinkle.ReadFile(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scene.Load(scene.Spec{Seconds: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkClipJoints(db, s, "procedural"); err != nil {
+		t.Errorf("a procedural clip: %v", err)
+	}
+	all := motion.NameMap{}
+	legs := motion.NameMap{}
+	for _, j := range s.Character.Skeleton.Joints() {
+		all["clip_"+j.Name] = j.Name
+		if strings.Contains(j.Name, "Leg") || strings.Contains(j.Name, "Hips") {
+			legs["clip_"+j.Name] = j.Name
+		}
+	}
+	s.ClipMatch = all
+	if err := checkClipJoints(db, s, "all.bvh"); err != nil {
+		t.Errorf("a clip that drives every rig joint under other names: %v", err)
+	}
+	s.ClipMatch = legs
+	if err := checkClipJoints(db, s, "legs.bvh"); err == nil || !strings.Contains(err.Error(), "left_elbow") || !strings.Contains(err.Error(), "legs.bvh") {
+		t.Errorf("a clip that drives only the legs: %v", err)
 	}
 }
