@@ -187,3 +187,19 @@ func TestMixamoRigAndMaxClip(t *testing.T) {
 		}
 	}
 }
+
+// TestProceduralRefusesGarmentOptions checks that options the procedural
+// suit cannot honour are errors naming them, not silently ignored.
+func TestProceduralRefusesGarmentOptions(t *testing.T) {
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Seconds: 0.1, Pins: []string{"cuffs"}}, `pin group "cuffs"`},
+		{Spec{Seconds: 0.1, GarmentsFromCharacter: []string{"all"}}, "need a .glb/.gltf character"},
+	} {
+		if _, err := Load(tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want an error containing %q", tc.spec, err, tc.want)
+		}
+	}
+}

@@ -181,6 +181,9 @@ func Load(spec Spec) (*Scene, error) {
 		if len(spec.GarmentsFromCharacter) > 0 {
 			return nil, errors.New("garments from the character's file need a .glb/.gltf character")
 		}
+		if len(spec.Pins) > 0 {
+			return nil, fmt.Errorf("pin group %q: the procedural suit has no vertex groups; pins need a garment file (.mhclo, .obj, .glb)", spec.Pins[0])
+		}
 		return loadProcedural(spec)
 	}
 	s := &Scene{}

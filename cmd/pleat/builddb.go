@@ -75,6 +75,8 @@ build with its name; one that does not come to rest is kept and reported
 	fl.StringVar(&sf.spec.Character, "character", "", "MakeHuman folder (with body/base.obj and rigs/), a base.obj, or a skinned .glb/.gltf; empty: the procedural mannequin and its suit")
 	fl.StringVar(&sf.spec.Rig, "rig", "", "MakeHuman rig: cmu_mb (default), default, or a .mhskel path")
 	fl.StringArrayVar(&sf.spec.Garments, "garment", nil, "a garment: a .mhclo, a garment name in the MakeHuman folder's clothes/, or an .obj/.glb/.gltf mesh in the character's rest pose (repeatable)")
+	fl.StringArrayVar(&sf.spec.GarmentsFromCharacter, "garment-from-character", nil, `wear a mesh of the .glb/.gltf character's own file as a garment: its node name, or "all" for every mesh but the body (repeatable)`)
+	fl.StringArrayVar(&sf.spec.Pins, "pin", nil, "a garment vertex group (OBJ group, glTF material) to hold to the body (repeatable)")
 	fl.StringVar(&sf.place, "garment-place", "auto", `where .obj/.glb garments sit: "auto", "asis" or "SCALE[,DX,DY,DZ]"`)
 	fl.IntVar(&sf.spec.Resolution, "resolution", 0, "approximate total vertex count of the procedural suit (default about 4000; 700 to 50000)")
 	mf.add(cmd)
