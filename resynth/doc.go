@@ -39,10 +39,12 @@
 //     in Time", with a rotation-aware blend in place of the plain average).
 //     Within two frames of a block boundary the blend weights are averaged
 //     over a 5-frame window (paper: "Smoothing Transitions").
-//     The polar factors of every database frame's gradients are computed
-//     once, when the database is prepared (New), and kept as float32
-//     (40 bytes per triangle per frame: about 600 MB for 1,500 frames of
-//     a 10,000-triangle garment), so that a blend costs no decomposition.
+//     The polar factors of a database frame's gradients are computed on
+//     the frame's first use (before reconstruction, in parallel over the
+//     frames the blends name) and kept as float32 (40 bytes per triangle
+//     per frame used: at most about 600 MB for 1,500 frames of a
+//     10,000-triangle garment), so that a blend costs no decomposition
+//     and New pays for none.
 //  4. Reconstruction (poisson.go): positions x minimise
 //     Σ_t Σ_{edges ab of t} w_ab |x_b − x_a − F_t·(r_b − r_a)|² +
 //     Σ_c w_c |x_c − y_c|² (Eq. P1), a Poisson system whose matrix depends

@@ -153,7 +153,9 @@ type Synth struct {
 	cjnt   []int32     // the joint each follows
 	njc    int         // the number of joint-nearest ones
 	rest   *local      // the rest shape as a database frame (offsets only)
-	fc     *frameCache // every database frame's polar factors
+	fc     *frameCache // database frames' polar factors, on first use
+	restQ  []float32   // the rest frame's: identity rotations
+	restS  []float32   // and unit stretches
 	sys    *poisson
 	pool   *workpool.Pool
 	fps    float64
@@ -230,7 +232,13 @@ func New(db *DB, opt Options) (*Synth, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.buildCache()
+	nt := len(g.Tris)
+	s.fc = newFrameCache(s.ix.n(), nt, len(s.cons))
+	s.restQ, s.restS = make([]float32, 4*nt), make([]float32, 6*nt)
+	for t := 0; t < nt; t++ {
+		s.restQ[4*t] = 1
+		s.restS[6*t], s.restS[6*t+1], s.restS[6*t+2] = 1, 1, 1
+	}
 	return s, nil
 }
 
@@ -408,6 +416,7 @@ func (s *Synth) reconstruct(ctx context.Context, blends [][]blend, joints [][]ge
 	var done atomic.Int64
 	var failed atomic.Bool
 	const chunk = 16
+	s.prepare(blends)
 	s.pool.Run(nt, chunk, func(lo, hi int) {
 		w := newWorker(s)
 		for t := lo; t < hi; t++ {
@@ -437,22 +446,13 @@ type worker struct {
 	f    []geom.Mat3
 	y    []geom.Vec3
 	b    []float64
-	q    []geom.Quat
-	st   []sym6
 	o    [][]geom.Vec3
+	fq   [][]float32 // each blended frame's rotations
+	fs   [][]float32 // and stretches
 }
 
 func newWorker(s *Synth) *worker {
 	return &worker{s: s, f: make([]geom.Mat3, len(s.vinv)), y: make([]geom.Vec3, len(s.cons)), b: make([]float64, 3*s.nverts)}
-}
-
-// factors returns database frame i's (or the rest frame's) polar factors
-// of triangle t.
-func (s *Synth) factors(i int32, t int) (geom.Quat, sym6) {
-	if i == restFrame {
-		return geom.QuatIdentity(), sym6{1, 1, 1, 0, 0, 0}
-	}
-	return s.fc.rot(i, t), s.fc.stretch(i, t)
 }
 
 // frame reconstructs one output frame: each triangle's gradient is the
@@ -462,33 +462,38 @@ func (s *Synth) factors(i int32, t int) (geom.Quat, sym6) {
 func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 	s := w.s
 	ref := 0
-	w.o = w.o[:0]
+	w.o, w.fq, w.fs = w.o[:0], w.fq[:0], w.fs[:0]
 	for k, b := range bl {
 		if b.w > bl[ref].w {
 			ref = k
 		}
 		if b.frame == restFrame {
-			w.o = append(w.o, s.rest.o)
+			w.o, w.fq, w.fs = append(w.o, s.rest.o), append(w.fq, s.restQ), append(w.fs, s.restS)
 		} else {
+			s.ensure(b.frame)
 			w.o = append(w.o, s.fc.offsets(b.frame))
+			w.fq, w.fs = append(w.fq, s.fc.frameQuats(b.frame)), append(w.fs, s.fc.frameStretch(b.frame))
 		}
 	}
 	w.skin = s.db.Rig.SkinTransforms(joints, w.skin)
+	rq, rs, wr := w.fq[ref], w.fs[ref], bl[ref].w
 	for t := range w.f {
-		qr, st := s.factors(bl[ref].frame, t)
+		qr, st := quat32(rq[4*t:4*t+4:4*t+4]), sym32(rs[6*t:6*t+6:6*t+6])
 		if len(bl) > 1 {
 			var v geom.Vec3
 			for c := range st {
-				st[c] *= bl[ref].w
+				st[c] *= wr
 			}
+			qc := qr.Conj()
 			for k, b := range bl {
 				if k == ref {
 					continue
 				}
-				q, sk := s.factors(b.frame, t)
-				v = v.Add(quatLog(qr.Conj().Mul(q)).Scale(b.w))
+				q := quat32(w.fq[k][4*t : 4*t+4 : 4*t+4])
+				sk := w.fs[k][6*t : 6*t+6 : 6*t+6]
+				v = v.Add(quatLog(qc.Mul(q)).Scale(b.w))
 				for c := range st {
-					st[c] += b.w * sk[c]
+					st[c] += b.w * float64(sk[c])
 				}
 			}
 			qr = qr.Mul(quatExp(v))

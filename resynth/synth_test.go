@@ -196,7 +196,7 @@ func TestNewErrors(t *testing.T) {
 // The small-angle series of quatLog and quatExp agree with the closed
 // forms at their switch-over.
 func TestQuatLogSeries(t *testing.T) {
-	for _, ang := range []float64{1e-9, 1e-4, 0.0099, 0.01, 0.0101, 0.02} {
+	for _, ang := range []float64{1e-9, 1e-4, 0.0099, 0.01, 0.0101, 0.02, 0.1, 0.19, 0.2, 0.21, 0.3, 0.49, 0.5, 0.51} {
 		q := geom.QuatAxisAngle(geom.V(1, 2, 2).Unit(), 2*ang)
 		v := quatLog(q)
 		if math.Abs(v.Len()-ang) > 1e-12*max(ang, 1e-3) {
