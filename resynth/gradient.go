@@ -155,21 +155,28 @@ func frob2(m geom.Mat3) float64 {
 }
 
 // quatLog returns log(q) for a unit quaternion: the rotation vector halved
-// (axis·angle/2), with q taken on the hemisphere w ≥ 0. Rotations up to
-// about 23° (r = (|v|/w)² < 0.04, the usual case between the frames a
-// blend mixes) use the series atan(x)/x = Σ (−r)ⁿ/(2n+1) to n = 11
-// (truncation below 1e-17 relative), which costs a tenth of math.Atan2.
+// (axis·angle/2), with q taken on the hemisphere w ≥ 0. It does not
+// depend on |q|, so q need not be normalised. Small rotations (|v| <
+// 0.01, the usual case between neighbouring frames) use the series of
+// atan(x)/x to r² (r = (|v|/w)²), accurate to 1e-9 relative; rotations
+// up to about 23° (r < 0.04, common between the frames of a transition
+// window) the series Σ (−r)ⁿ/(2n+1) to n = 11 (truncation below 1e-17
+// relative), which costs less than math.Atan2.
 func quatLog(q geom.Quat) geom.Vec3 {
 	if q.W < 0 {
 		q = q.Scale(-1)
 	}
 	v := geom.Vec3{X: q.X, Y: q.Y, Z: q.Z}
 	s2 := v.Len2()
+	if s2 < 1e-4 && q.W > 0.5 {
+		r := s2 / (q.W * q.W)
+		return v.Scale((1 - r/3 + r*r/5) / q.W)
+	}
 	if q.W > 0.5 && s2 < 0.04*q.W*q.W {
 		r := s2 / (q.W * q.W)
-		p := 1.0 / 23
-		for n := 21; n >= 1; n -= 2 {
-			p = 1/float64(n) - r*p
+		p := atanSeries[len(atanSeries)-1]
+		for n := len(atanSeries) - 2; n >= 0; n-- {
+			p = atanSeries[n] - r*p
 		}
 		return v.Scale(p / q.W)
 	}
@@ -177,16 +184,22 @@ func quatLog(q geom.Quat) geom.Vec3 {
 	return v.Scale(math.Atan2(s, q.W) / s)
 }
 
-// quatExp is the inverse of quatLog; angles |v| < 0.5 use the series of
-// sin a / a and cos a to the a¹⁶ term (truncation below 1e-19).
+// quatExp is the inverse of quatLog. Small angles (< 0.01) use the series
+// of sin a / a and cos a to a⁴, accurate to 1e-15; angles below 0.5 the
+// series to a¹⁶ (truncation below 1e-19).
 func quatExp(v geom.Vec3) geom.Quat {
 	a2 := v.Len2()
+	if a2 < 1e-4 {
+		s := 1 - a2/6 + a2*a2/120
+		c := 1 - a2/2 + a2*a2/24
+		return geom.Quat{W: c, X: v.X * s, Y: v.Y * s, Z: v.Z * s}
+	}
 	if a2 < 0.25 {
 		// Horner in a²: sin a / a = Σ (−a²)ⁿ/(2n+1)!, cos a = Σ (−a²)ⁿ/(2n)!.
-		s, c := 1.0, 1.0
-		for n := 8; n >= 1; n-- {
-			s = 1 - a2/float64((2*n)*(2*n+1))*s
-			c = 1 - a2/float64((2*n-1)*(2*n))*c
+		s, c := sinSeries[len(sinSeries)-1], cosSeries[len(cosSeries)-1]
+		for n := len(sinSeries) - 2; n >= 0; n-- {
+			s = sinSeries[n] - a2*s
+			c = cosSeries[n] - a2*c
 		}
 		return geom.Quat{W: c, X: v.X * s, Y: v.Y * s, Z: v.Z * s}
 	}
@@ -194,3 +207,12 @@ func quatExp(v geom.Vec3) geom.Quat {
 	s := math.Sin(a) / a
 	return geom.Quat{W: math.Cos(a), X: v.X * s, Y: v.Y * s, Z: v.Z * s}
 }
+
+// Series coefficients: atan(x)/x = Σ (−1)ⁿ rⁿ/(2n+1) (r = x²),
+// sin a / a = Σ (−1)ⁿ a²ⁿ/(2n+1)!, cos a = Σ (−1)ⁿ a²ⁿ/(2n)!; the signs
+// are applied by the Horner steps p = cₙ − r·p.
+var (
+	atanSeries = [...]float64{1, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23}
+	sinSeries  = [...]float64{1, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800, 1.0 / 6227020800, 1.0 / 1307674368000, 1.0 / 355687428096000}
+	cosSeries  = [...]float64{1, 1.0 / 2, 1.0 / 24, 1.0 / 720, 1.0 / 40320, 1.0 / 3628800, 1.0 / 479001600, 1.0 / 87178291200, 1.0 / 20922789888000}
+)

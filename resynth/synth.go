@@ -489,7 +489,9 @@ func (w *worker) frame(bl []blend, joints []geom.Rigid) []geom.Vec3 {
 				if k == ref {
 					continue
 				}
-				q := quat32(w.fq[k][4*t : 4*t+4 : 4*t+4])
+				// Not renormalised: quatLog does not depend on |q|.
+				fq := w.fq[k][4*t : 4*t+4 : 4*t+4]
+				q := geom.Quat{W: float64(fq[0]), X: float64(fq[1]), Y: float64(fq[2]), Z: float64(fq[3])}
 				sk := w.fs[k][6*t : 6*t+6 : 6*t+6]
 				v = v.Add(quatLog(qc.Mul(q)).Scale(b.w))
 				for c := range st {
