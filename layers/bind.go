@@ -191,14 +191,24 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.sphere && !anchors || q.Dist2(cb.p) > cb.reach*cb.reach {
+		cp, cn := cb.p, cb.n
+		if !anchors && cb.c1 > cb.c0 {
+			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > crossExactGap {
+				continue
+			}
+			p, n, ok := sb.exactPlane(cb, q)
+			if !ok || p.Dist2(q) > crossExact*crossExact {
+				continue
+			}
+			cp, cn = p, n
+		} else if q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
-		s := q.Sub(cb.p).Dot(cb.n) - sb.thick
+		s := q.Sub(cp).Dot(cn) - sb.thick
 		if s >= 0 {
 			continue
 		}
-		q = slideOut(q, s, cb.n, cb.no)
+		q = slideOut(q, s, cn, cb.no)
 		if o := q.Sub(cb.po).Dot(cb.no) - sb.thick; o < 0 {
 			q = q.AddScaled(-o, cb.no)
 		}
@@ -225,6 +235,12 @@ const (
 	// rescans its candidates only every crossRescan frames
 	crossNear   = 0.06
 	crossRescan = 4
+	// crossExact (m): the output's exact test runs for vertices within it
+	// of the chosen candidate's centroid
+	crossExact = 0.08
+	// crossExactGap (m): and no farther than it outside the chosen
+	// candidate's plane
+	crossExactGap = 0.005
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
