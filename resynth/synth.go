@@ -275,7 +275,9 @@ type Step struct {
 	Cost float64
 }
 
-// Timing says where Run spent its time.
+// Timing says where Run spent its time. Reconstruct includes the polar
+// decomposition of the database frames that this Run uses first (the
+// Synth keeps them for later runs).
 type Timing struct {
 	Match, Viterbi, Reconstruct, Smooth, Post time.Duration
 }
