@@ -193,7 +193,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		q := x[cb.v]
 		cp, cn := cb.p, cb.n
 		if !anchors && cb.c1 > cb.c0 {
-			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > crossExactGap {
+			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > sb.thick {
 				continue
 			}
 			p, n, ok := sb.exactPlane(cb, q)
@@ -238,9 +238,6 @@ const (
 	// crossExact (m): the output's exact test runs for vertices within it
 	// of the chosen candidate's centroid
 	crossExact = 0.08
-	// crossExactGap (m): and no farther than it outside the chosen
-	// candidate's plane
-	crossExactGap = 0.005
 )
 
 // crossFinder finds, for a point, the closest skin point on triangles whose

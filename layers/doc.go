@@ -62,8 +62,8 @@
 //     outside it. Loose particles themselves are not pushed (that squeezed
 //     them into their own limb).
 //   - At the output, a cross-bound vertex (loose ones included) within
-//     8 cm of its chosen candidate's centroid and less than 5 mm outside
-//     its plane gets the exact closest point on the candidates near it
+//     8 cm of its chosen candidate's centroid and less than
+//     Options.Thickness outside its plane gets the exact closest point on the candidates near it
 //     (centroids within the nearest one's distance plus 2 cm) and the
 //     mean normal of the triangles sharing that point (the direction of
 //     the angle-weighted pseudo-normal at an edge or corner); inside, it
