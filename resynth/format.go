@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/section"
 	"github.com/pleat-dev/pleat/skel"
 )
 
@@ -52,8 +52,6 @@ var (
 	tagClip = [4]byte{'C', 'L', 'I', 'P'}
 	tagEnd  = [4]byte{'E', 'N', 'D', ' '}
 )
-
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrFormat is wrapped by every *FormatError.
 var ErrFormat = errors.New("resynth: bad database file")
@@ -107,32 +105,23 @@ func zcodecs() (*zstd.Encoder, *zstd.Decoder) {
 	return zenc, zdec
 }
 
+// appendSection appends a tagged, checksummed section to b
+// (internal/section).
 func appendSection(b []byte, tag [4]byte, payload []byte) []byte {
-	start := len(b)
-	b = append(b, tag[:]...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(payload)))
-	b = append(b, payload...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable))
+	return section.Append(b, tag, payload)
 }
 
+// readSection reads the section at the front of b, which must have tag
+// want; name labels errors.
 func readSection(b []byte, name string, want [4]byte) (payload, rest []byte, err error) {
-	if len(b) < 16 {
-		return nil, nil, ferr(name, "truncated (%d bytes left, a section needs at least 16)", len(b))
-	}
-	var tag [4]byte
-	copy(tag[:], b)
-	if tag != want {
+	tag, payload, rest, err := section.Read(b, maxSection)
+	switch {
+	case err != nil:
+		return nil, nil, ferr(name, "%v", err)
+	case tag != want:
 		return nil, nil, ferr(name, "section tag %q, want %q", tag[:], want[:])
 	}
-	n := binary.LittleEndian.Uint64(b[4:])
-	if n > maxSection || n > uint64(len(b)-16) {
-		return nil, nil, ferr(name, "section of %d bytes is truncated (%d bytes left)", n, len(b)-16)
-	}
-	end := 12 + int(n)
-	if crc32.Checksum(b[:end], crcTable) != binary.LittleEndian.Uint32(b[end:]) {
-		return nil, nil, ferr(name, "checksum mismatch (corrupt)")
-	}
-	return b[12:end], b[end+4:], nil
+	return payload, rest, nil
 }
 
 // enc appends little-endian values.

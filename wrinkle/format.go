@@ -2,18 +2,17 @@ package wrinkle
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/internal/section"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -97,8 +96,6 @@ var (
 	tagSmpl = [4]byte{'S', 'M', 'P', 'L'}
 	tagEnd  = [4]byte{'E', 'N', 'D', ' '}
 )
-
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // ErrFormat is wrapped by every *FormatError.
 var ErrFormat = errors.New("wrinkle: bad database file")
@@ -221,31 +218,20 @@ func GarmentHash(m *mesh.Mesh, w skel.Weights) [32]byte {
 
 func hexHash(h [32]byte) string { return hex.EncodeToString(h[:]) }
 
-// appendSection appends a tagged, checksummed section to b.
+// appendSection appends a tagged, checksummed section to b
+// (internal/section).
 func appendSection(b []byte, tag [4]byte, payload []byte) []byte {
-	start := len(b)
-	b = append(b, tag[:]...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(payload)))
-	b = append(b, payload...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable))
+	return section.Append(b, tag, payload)
 }
 
 // readSection reads one section from the front of b; it returns the tag,
 // payload and the bytes after it. name labels errors.
 func readSection(b []byte, name string) (tag [4]byte, payload, rest []byte, err error) {
-	if len(b) < 16 {
-		return tag, nil, nil, ferr(name, "truncated (%d bytes left, a section needs at least 16)", len(b))
+	tag, payload, rest, err = section.Read(b, maxSection)
+	if err != nil {
+		return tag, nil, nil, ferr(name, "%v", err)
 	}
-	copy(tag[:], b)
-	n := binary.LittleEndian.Uint64(b[4:])
-	if n > maxSection || n > uint64(len(b)-16) {
-		return tag, nil, nil, ferr(name, "section %q of %d bytes is truncated (%d bytes left)", tag[:], n, len(b)-16)
-	}
-	end := 12 + int(n)
-	if crc32.Checksum(b[:end], crcTable) != binary.LittleEndian.Uint32(b[end:]) {
-		return tag, nil, nil, ferr(name, "section %q checksum mismatch (corrupt)", tag[:])
-	}
-	return tag, b[12:end], b[end+4:], nil
+	return tag, payload, rest, nil
 }
 
 var (
