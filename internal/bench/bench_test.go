@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"strings"
@@ -101,6 +102,34 @@ func TestScore(t *testing.T) {
 	}
 	if q.Inside != 1 || q.Deep != 1 || q.MaxDepth < 0.1-1e-9 || q.MaxDepth > 0.1+1e-9 {
 		t.Errorf("penetration: inside %d deep %d depth %g, want 1, 1, 0.1", q.Inside, q.Deep, q.MaxDepth)
+	}
+}
+
+// TestScoreNonFinite checks that a diverged frame is counted, not turned
+// into an infinite strain that JSON cannot hold.
+func TestScoreNonFinite(t *testing.T) {
+	body := cube()
+	rest := &mesh.Mesh{
+		Verts: []geom.Vec3{geom.V(1, 0, 0), geom.V(2, 0, 0), geom.V(1, 1, 0)},
+		Tris:  [][3]int32{{0, 1, 2}},
+	}
+	nan := math.NaN()
+	f1 := []geom.Vec3{geom.V(1, 0, 0), geom.V(nan, 0, 0), geom.V(1, 1.5, 0)} // edge 0-2 strained by 0.5
+	q, err := Score(rest, [][]geom.Vec3{rest.Verts, f1}, body.Tris, [][]geom.Vec3{body.Verts, body.Verts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.NonFinite != 1 || q.Deep != 1 {
+		t.Errorf("non-finite %d, deep %d: want 1, 1", q.NonFinite, q.Deep)
+	}
+	if math.Abs(q.MaxStrain-0.5) > 1e-9 {
+		t.Errorf("max strain %g, want 0.5 (the finite edge)", q.MaxStrain)
+	}
+	if _, err := json.Marshal(q); err != nil {
+		t.Errorf("JSON of a diverged run's quality: %v", err)
+	}
+	if reaches(Side{Ran: true, Quality: q}, Quality{MaxStrain: 1, Deep: 5}) {
+		t.Error("a run with lost vertices reaches pleat's quality")
 	}
 }
 

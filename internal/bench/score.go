@@ -23,9 +23,14 @@ type Quality struct {
 	// Frames is the number of frames scored.
 	Frames int
 	// MaxStrain is the largest edge strain |x_i−x_j|/L0 − 1 over all edges
-	// and frames; P99Strain is the median over frames of each frame's 99th
-	// percentile edge strain.
+	// and frames whose two ends are finite; P99Strain is the median over
+	// frames of each frame's 99th percentile edge strain.
 	MaxStrain, P99Strain float64
+	// NonFinite counts vertex-frames with a NaN or infinite position (a
+	// diverged run); they also count as Inside and Deep, and their edges
+	// are left out of the strain, so every field stays finite (JSON has no
+	// Inf).
+	NonFinite int
 	// Inside counts vertex-frames inside the body, Deep those more than
 	// DeepPenetration inside; MaxDepth is the deepest, m.
 	Inside, Deep int
@@ -83,14 +88,19 @@ func Score(rest *mesh.Mesh, frames [][]geom.Vec3, bodyTris [][3]int32, bodyFrame
 		if len(x) != len(rest.Verts) {
 			return q, fmt.Errorf("bench: frame %d has %d vertices, rest %d", f, len(x), len(rest.Verts))
 		}
+		for _, p := range x {
+			if !p.IsFinite() {
+				q.NonFinite++
+			}
+		}
 		strain = strain[:0]
 		for i, e := range edges {
 			if l0[i] <= 0 {
 				continue
 			}
 			s := x[e[0]].Sub(x[e[1]]).Len()/l0[i] - 1
-			if math.IsNaN(s) {
-				s = math.Inf(1)
+			if math.IsNaN(s) || math.IsInf(s, 0) {
+				continue
 			}
 			strain = append(strain, s)
 		}

@@ -58,9 +58,10 @@ func (r *blenderRunner) reached(steps int) bool {
 }
 
 // reaches says whether a Blender run without error has a max strain and
-// deep penetrations at most pleat's, p.
+// deep penetrations at most pleat's, p, and no lost (non-finite) vertex.
 func reaches(b Side, p Quality) bool {
-	return b.Ran && b.Err == "" && b.Quality.MaxStrain <= p.MaxStrain && b.Quality.Deep <= p.Deep
+	return b.Ran && b.Err == "" && b.Quality.NonFinite == 0 &&
+		b.Quality.MaxStrain <= p.MaxStrain && b.Quality.Deep <= p.Deep
 }
 
 // run runs Blender at the given steps per frame, once per value, and

@@ -113,6 +113,7 @@ func writeSides(w io.Writer, c *SimCase) error {
 	row("p99 edge strain (median)", func(s Side) string { return num(s.Ran, s.Quality.P99Strain, "%.4f") })
 	row("penetrations >2 mm (vertex-frames)", func(s Side) string { return num(s.Ran, float64(s.Quality.Deep), "%.0f") })
 	row("inside body (vertex-frames)", func(s Side) string { return num(s.Ran, float64(s.Quality.Inside), "%.0f") })
+	row("non-finite positions (vertex-frames)", func(s Side) string { return num(s.Ran, float64(s.Quality.NonFinite), "%.0f") })
 	row("deepest mm", func(s Side) string { return num(s.Ran, 1000*s.Quality.MaxDepth, "%.1f") })
 	if err := tw.Flush(); err != nil {
 		return err
