@@ -41,9 +41,9 @@ animation's clip (same frames). The garment rest mesh is --mesh (vertex
 order of the cache) or, when omitted, the scene's garments merged.`,
 		Example: `  pleat compress --character $PLEAT_ASSETS/makehuman --garment male_casualsuit02 \
       --motion $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh --fps 30 \
-      --anim sim/garment.pc2 --mesh sim/garment.rest.obj --max-error 2mm \
+      --anim sim/garment.pc2 --mesh sim/garment.obj --max-error 2mm \
       --out garment.pflow --gltf garment.glb --report report.html
-  pleat compress --anim sim/garment.pc2 --mesh sim/garment.rest.obj --k 32 --out g.pflow`,
+  pleat compress --anim sim/garment.pc2 --mesh sim/garment.obj --k 32 --out g.pflow`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
@@ -52,6 +52,9 @@ order of the cache) or, when omitted, the scene's garments merged.`,
 			}
 			if out == "" && gltfOut == "" && reportOut == "" {
 				return fmt.Errorf("nothing to write: give --out, --gltf or --report")
+			}
+			if err := checkWritable(out, gltfOut, reportOut); err != nil {
+				return err
 			}
 			s, err := sf.load()
 			if err != nil {

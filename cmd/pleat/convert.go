@@ -23,6 +23,9 @@ triangulated; UVs and groups are kept where the target format holds them.`,
 			if f, err := meshio.FormatOf(args[1]); err != nil || f == meshio.PC2 {
 				return fmt.Errorf("OUT %s: convert writes .obj, .ply, .glb or .gltf", args[1])
 			}
+			if err := checkWritable(args[1]); err != nil {
+				return err
+			}
 			m, err := meshio.Load(args[0], meshio.Options{Scale: scale})
 			if err != nil {
 				return err

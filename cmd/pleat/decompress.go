@@ -32,6 +32,9 @@ folder of OBJ frames, or a glTF with GPU skinning and morph targets.`,
 			if pc2Out == "" && gltfOut == "" && objDir == "" && meshOut == "" {
 				return fmt.Errorf("nothing to write: give --pc2, --mesh, --obj-dir or --gltf")
 			}
+			if err := checkWritable(pc2Out, gltfOut, meshOut, dirPath(objDir)); err != nil {
+				return err
+			}
 			f, err := flow.ReadFile(args[0])
 			if err != nil {
 				return err

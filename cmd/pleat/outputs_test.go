@@ -38,3 +38,20 @@ func TestUnknownOutputFailsFirst(t *testing.T) {
 		t.Errorf("wrote %s", e.Name())
 	}
 }
+
+// TestOutputFoldersMade: convert, compress and decompress create the
+// folders of their outputs, as every other command does.
+func TestOutputFoldersMade(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "tri.obj")
+	if err := os.WriteFile(src, []byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"a/b/tri.ply", "c/tri.glb"} {
+		if _, err := run(t, "convert", src, filepath.Join(dir, out)); err != nil {
+			t.Errorf("convert to %s: %v", out, err)
+		} else if _, err := os.Stat(filepath.Join(dir, out)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -218,6 +218,15 @@ the output (--renders).`,
 	return cmd
 }
 
+// dirPath returns p with a trailing separator, which checkWritable reads
+// as a folder to create; "" stays "".
+func dirPath(p string) string {
+	if p == "" || strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
+		return p
+	}
+	return p + string(filepath.Separator)
+}
+
 // checkWritable makes sure each output path can be written before long
 // work starts: its folder is created and a probe file made and removed in
 // it (a path ending in '/' is a folder of outputs); an existing file must

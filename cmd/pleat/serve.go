@@ -39,7 +39,7 @@ Only the given files are served. Stop with Ctrl-C.`,
 		Example: `  pleat serve out/pose.glb
   pleat serve reference=out/walk.usdz synth=out/synth.usdz
   pleat serve coarse=refine/coarse.glb refined=refine/refined reference=refine/reference.glb
-  pleat serve skinning=out/pose.glb simulated=sim/garment.pc2 --mesh sim/garment.rest.obj --open`,
+  pleat serve skinning=out/pose.glb simulated=sim/garment.pc2 --mesh sim/garment.obj --open`,
 		Args: cobra.RangeArgs(1, viewer.MaxItems),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ip := net.ParseIP(host)
