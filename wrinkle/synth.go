@@ -202,12 +202,15 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	}
 	var buf []geom.Vec3
 	for si, ss := range db.Samples {
+		k := byRole[ss.Role]
+		rd := &s.roles[k]
+		if rd.nv == 0 {
+			continue // no vertex to store: skip the decoding (Prealign's one-role synthesizers)
+		}
 		var err error
 		if buf, err = db.Positions(si, buf); err != nil {
 			return nil, err
 		}
-		k := byRole[ss.Role]
-		rd := &s.roles[k]
 		ls := ss.Index - db.Spec.FirstSample(ss.Joint)
 		rd.store(ls, lists[k], buf)
 	}
