@@ -113,9 +113,11 @@ type Synthesizer struct {
 	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
 	// all), in ascending order.
 	verts []int32
-	// roleX[k], if not nil, receives role k's own wrinkle mesh at each
-	// vertex with two influences or more (Prealign.Share).
-	roleX [][]geom.Vec3
+	// blendG, if not nil, receives each role's own wrinkle mesh at each
+	// vertex with two influences or more (Prealign.Share): vertex v's
+	// roles, in the order of its influences, at blendG[blendAt[v]:].
+	blendG  []geom.Vec3
+	blendAt []int32
 
 	pool     *pool
 	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
@@ -447,10 +449,10 @@ func (s *Synthesizer) chunkVerts(lo, hi int) {
 }
 
 // vertex synthesizes vertex v into s.dst[v] (and, for a vertex that
-// blends roles, each role's own mesh into s.roleX when set).
+// blends roles, each role's own mesh into s.blendG when set).
 func (s *Synthesizer) vertex(v int) {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
-	if s.roleX != nil && len(ins) >= 2 {
+	if s.blendG != nil && len(ins) >= 2 {
 		s.blendVertex(v, ins)
 		return
 	}
@@ -466,7 +468,7 @@ func (s *Synthesizer) vertex(v int) {
 
 // blendVertex is vertex for a vertex of several roles, also writing each
 // role's own mesh (the role's offset alone, weight 1: what a Synthesizer
-// of that role alone gives) into s.roleX.
+// of that role alone gives) into s.blendG.
 func (s *Synthesizer) blendVertex(v int, ins []influence) {
 	var off [NumRoles]geom.Vec3
 	acc := s.restOff[v]
@@ -477,10 +479,9 @@ func (s *Synthesizer) blendVertex(v int, ins []influence) {
 	}
 	p, q := s.skinning(v)
 	s.dst[v] = p.Add(q.Rotate(acc))
-	for k, in := range ins {
-		if x := s.roleX[in.role]; x != nil {
-			x[v] = p.Add(q.Rotate(s.restOff[v].Add(off[k].Scale(1))))
-		}
+	g := s.blendG[s.blendAt[v]:]
+	for k := range ins {
+		g[k] = p.Add(q.Rotate(s.restOff[v].Add(off[k].Scale(1))))
 	}
 }
 
