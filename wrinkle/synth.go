@@ -61,9 +61,10 @@ type roleData struct {
 	frames []axisFrame
 	center geom.Vec3
 	plan   rolePlan
-	// per-frame scratch
+	// per-frame scratch; chainM[k] is chainT[k].R as a matrix
 	chainD []geom.Quat
 	chainT []geom.Rigid
+	chainM []rot3
 }
 
 // rolePlan is what a frame's interpolation of one role needs, set before
@@ -107,6 +108,7 @@ type Synthesizer struct {
 	infl    []influence
 	restOff []geom.Vec3
 	skin    []geom.Rigid
+	skinM   []rot3 // skin[j].R as matrices
 	warned  [NumRoles][3]bool
 	angles  [NumRoles]DoFs
 
@@ -141,7 +143,8 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	n := len(db.Rest)
 	s := &Synthesizer{rig: rig, opt: opt, rest: db.Rest, weights: db.Weights,
 		inflOff: make([]int32, n+1), restOff: make([]geom.Vec3, n),
-		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), parallel: synthParallel}
+		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), skinM: make([]rot3, rig.Skeleton.NumJoints()),
+		parallel: synthParallel}
 	var byRole [NumRoles]int
 	for r := range byRole {
 		byRole[r] = -1
@@ -151,6 +154,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd := roleData{role: js.Role, js: js, grid: js.Grid(), nc: len(rig.Roles[js.Role].Chain)}
 		rd.chainD = make([]geom.Quat, rd.nc)
 		rd.chainT = make([]geom.Rigid, rd.nc)
+		rd.chainM = make([]rot3, rd.nc)
 		byRole[js.Role] = len(s.roles)
 		s.roles = append(s.roles, rd)
 	}
@@ -332,6 +336,9 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 		return st, fmt.Errorf("wrinkle: dst has %d entries, the garment %d vertices", len(dst), len(s.rest))
 	}
 	s.skin = skel.SkinMatrices(s.rig.Skeleton, p, s.skin)
+	for j, m := range s.skin {
+		s.skinM[j] = quatRot3(m.R)
+	}
 	for i := range s.roles {
 		if s.planRole(&s.roles[i]) {
 			st.Clamped |= 1 << s.roles[i].role
@@ -399,6 +406,7 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 			r.R = r.R.Scale(-1) // the hemisphere of the identity, for blending
 		}
 		rd.chainT[k] = r
+		rd.chainM[k] = quatRot3(r.R)
 	}
 	// Interpolated DoFs and their corner samples: a fraction of 0 or 1
 	// selects the lower or upper sample alone.
@@ -463,7 +471,7 @@ func (s *Synthesizer) vertex(v int) {
 		acc = acc.Add(off.Scale(float64(in.w)))
 	}
 	p, q := s.skinning(v)
-	s.dst[v] = p.Add(q.Rotate(acc))
+	s.dst[v] = p.Add(q.apply(acc))
 }
 
 // blendVertex is vertex for a vertex of several roles, also writing each
@@ -478,10 +486,10 @@ func (s *Synthesizer) blendVertex(v int, ins []influence) {
 		acc = acc.Add(off[k].Scale(float64(in.w)))
 	}
 	p, q := s.skinning(v)
-	s.dst[v] = p.Add(q.Rotate(acc))
+	s.dst[v] = p.Add(q.apply(acc))
 	g := s.blendG[s.blendAt[v]:]
 	for k := range ins {
-		g[k] = p.Add(q.Rotate(s.restOff[v].Add(off[k].Scale(1))))
+		g[k] = p.Add(q.apply(s.restOff[v].Add(off[k])))
 	}
 }
 
@@ -500,12 +508,28 @@ func (rd *roleData) offset(i int, r geom.Vec3) geom.Vec3 {
 		if al == 0 {
 			continue
 		}
-		sk = sk.Add(rd.chainT[k].Apply(r).Sub(r).Scale(al))
-		rot = rot.Add(rd.chainT[k].R.Scale(al))
+		ct := &rd.chainT[k]
+		sk = sk.Add(rd.chainM[k].apply(r).Add(ct.T).Sub(r).Scale(al))
+		rot = rot.Add(ct.R.Scale(al))
 		sum += al
 	}
 	rot.W += 1 - sum
-	return rot.Normalize().Conj().Rotate(y.Sub(sk))
+	return rotateInv(rot, y.Sub(sk))
+}
+
+// rotateInv returns x turned by the inverse of the rotation of q/|q|
+// (the identity for a zero q), without a square root: with u = −q's
+// vector part and s = 2/|q|², x + s·(w u×x + u×(u×x)).
+func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
+	n := q.Dot(q)
+	if n == 0 {
+		return x
+	}
+	s := 2 / n
+	u := geom.Vec3{X: -q.X, Y: -q.Y, Z: -q.Z}
+	c := u.Cross(x)
+	d := u.Cross(c)
+	return geom.Vec3{X: x.X + s*(q.W*c.X+d.X), Y: x.Y + s*(q.W*c.Y+d.Y), Z: x.Z + s*(q.W*c.Z+d.Z)}
 }
 
 // sample returns listed vertex i's stored coordinates in the sample at
@@ -562,24 +586,25 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 	return q[0]
 }
 
-// skinning returns LBS(rest_v) and R_v, the normalised blend of the
-// vertex's joints' rotations (sign-aligned): x = LBS(rest_v) + R_v·acc
-// carries a blended local offset acc into the pose.
-func (s *Synthesizer) skinning(v int) (geom.Vec3, geom.Quat) {
+// skinning returns LBS(rest_v) and R_v, the rotation of the normalised
+// blend of the vertex's joints' rotations (sign-aligned): x = LBS(rest_v)
+// + R_v·acc carries a blended local offset acc into the pose.
+func (s *Synthesizer) skinning(v int) (geom.Vec3, rot3) {
 	w := s.weights
 	r := s.rest[v]
 	var p geom.Vec3
 	var q geom.Quat
 	a, e := w.Offsets[v], w.Offsets[v+1]
 	for i := a; i < e; i++ {
-		m := s.skin[w.Joints[i]]
+		j := w.Joints[i]
+		m := &s.skin[j]
 		wi := float64(w.W[i])
-		p = p.Add(m.Apply(r).Scale(wi))
+		p = p.Add(s.skinM[j].apply(r).Add(m.T).Scale(wi))
 		mq := m.R
 		if i > a && mq.Dot(s.skin[w.Joints[a]].R) < 0 {
 			mq = mq.Scale(-1)
 		}
 		q = q.Add(mq.Scale(wi))
 	}
-	return p, q.Normalize()
+	return p, quatRot3(q)
 }
