@@ -52,10 +52,10 @@ type roleData struct {
 	alpha []float64
 	nc    int
 	// pos holds the samples' positions of the listed vertices, sample-major
-	// in the spec's grid order, four float32 per vertex: pos[(s·nv+i)·4 + c],
+	// in the spec's grid order, four float32 per vertex: pos[s·nv+i][c],
 	// cylindrical about the sample's twist axis for a ball joint, polar
 	// about the centre for a hinge (see axisFrame).
-	pos []float32
+	pos [][4]float32
 	// frames[g0·grid[1]+g1] is a ball joint's twist axis (Eq. 3 turns
 	// about the bone as swung) at swing grid point (g0, g1).
 	frames []axisFrame
@@ -73,7 +73,7 @@ type roleData struct {
 // which is what Eqs. 1–3 give there.
 type rolePlan struct {
 	// n[d] is 2 where DoF d is interpolated, else 1; corner[(i0·2+i1)·2+i2]
-	// is the offset in pos of the corner sample (i0, i1, i2 < n[d]).
+	// is the entry of pos where the corner sample (i0, i1, i2 < n[d]) starts.
 	n      [3]int
 	corner [8]int
 	frame  [2][2]*axisFrame // twist axis at each swing corner
@@ -202,7 +202,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd := &s.roles[k]
 		rd.nv = len(lists[k])
 		rd.alpha = s.chainWeights(rd, lists[k])
-		rd.pos = make([]float32, rd.js.NumSamples()*rd.nv*4)
+		rd.pos = make([][4]float32, rd.js.NumSamples()*rd.nv)
 		rd.frames = twistFrames(rig, rd)
 		rd.center = rig.Roles[rd.role].Center
 	}
@@ -256,15 +256,13 @@ func (rd *roleData) store(ls int, verts []int32, buf []geom.Vec3) {
 		g := ls / rd.grid[2] // the swing grid point g0·grid[1]+g1
 		f = &rd.frames[g]
 	}
-	dst := rd.pos[ls*rd.nv*4 : (ls+1)*rd.nv*4]
+	dst := rd.pos[ls*rd.nv : (ls+1)*rd.nv]
 	for i, v := range verts {
-		var c [4]float32
 		if f != nil {
-			c = f.cylinder(buf[v])
+			dst[i] = f.cylinder(buf[v])
 		} else {
-			c = polar(rd.center, buf[v])
+			dst[i] = polar(rd.center, buf[v])
 		}
-		copy(dst[4*i:4*i+4], c[:])
 	}
 }
 
@@ -306,7 +304,7 @@ func (s *Synthesizer) NumVerts() int { return len(s.rest) }
 func (s *Synthesizer) MemoryBytes() int {
 	n := len(s.restOff)*24 + len(s.inflOff)*4 + len(s.infl)*12
 	for _, rd := range s.roles {
-		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.frames)*96
+		n += len(rd.pos)*16 + len(rd.alpha)*8 + len(rd.frames)*96
 	}
 	return n
 }
@@ -433,7 +431,7 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 			}
 			for i2 := 0; i2 < pl.n[2]; i2++ {
 				ls := (g0*rd.grid[1]+g1)*rd.grid[2] + base[2] + i2
-				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv * 4
+				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv
 			}
 		}
 	}
@@ -532,12 +530,9 @@ func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
 	return geom.Vec3{X: x.X + s*(q.W*c.X+d.X), Y: x.Y + s*(q.W*c.Y+d.Y), Z: x.Z + s*(q.W*c.Z+d.Z)}
 }
 
-// sample returns listed vertex i's stored coordinates in the sample at
-// offset o of pos.
-func (rd *roleData) sample(o, i int) []float32 {
-	o += 4 * i
-	return rd.pos[o : o+4 : o+4]
-}
+// sample returns listed vertex i's stored coordinates in the sample that
+// starts at entry o of pos.
+func (rd *roleData) sample(o, i int) *[4]float32 { return &rd.pos[o+i] }
 
 // interpolate returns y_J for listed vertex i: the plan's corner samples
 // interpolated one DoF at a time in a fixed order, twist with the screw
