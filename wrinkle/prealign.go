@@ -58,6 +58,8 @@ type Prealign struct {
 	// coarse vertex v.
 	doff   []geom.Vec3
 	shared bool
+	db     *DB // for the per-role synthesizers, until made
+	rig    *Rig
 
 	// The running frame's slices and chunk functions (see Transfer).
 	fine, dst      []geom.Vec3
@@ -73,12 +75,19 @@ type alignRole struct {
 }
 
 // NewPrealign prepares pre-alignment for db's garment with transfer t
-// (built on db's fine mesh). It holds one more Synthesizer per role that
+// (built on db's fine mesh). Unless it shares the main Synthesizer
+// (Share), its first Synthesize makes one more Synthesizer per role that
 // blends with another, each storing its blend vertices' samples.
 func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	n := len(db.Rest)
 	if t.NumFine() != n {
 		return nil, fmt.Errorf("wrinkle: prealign: transfer for %d fine vertices, database garment %d", t.NumFine(), n)
+	}
+	if db.Header.Shards != 1 {
+		return nil, fmt.Errorf("wrinkle: prealign: database is shard %d of %d: merge the shards first", db.Header.Shard, db.Header.Shards)
+	}
+	if err := db.CheckRig(rig); err != nil {
+		return nil, fmt.Errorf("wrinkle: prealign: %w", err)
 	}
 	a := &Prealign{t: t, bIdx: make([]int32, n)}
 	// The blending roles in the spec's order, which is the Synthesizer's
@@ -132,6 +141,14 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	a.g = make([]geom.Vec3, len(a.bRole))
 	a.doff = make([]geom.Vec3, len(a.roles)*t.nc)
 	a.roleFn, a.fuseFn = a.roleChunk, a.fuseChunk
+	a.db, a.rig = db, rig
+	return a, nil
+}
+
+// ownSynths makes the per-role synthesizers (Synthesize's first call
+// without Share): each decodes its role's samples at its blend vertices.
+func (a *Prealign) ownSynths() error {
+	db, n := a.db, len(a.bIdx)
 	for k := range a.roles {
 		ar := &a.roles[k]
 		reg := &Regions{Region: db.Regions.Region, Offsets: make([]int32, n+1)}
@@ -149,14 +166,19 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 		// One goroutine each: they run one after the other, beside the
 		// main synthesis and the coarse simulation, at the role's blend
 		// vertices only (Apply reads nothing else of ar.x).
-		s, err := NewSynthesizer(&one, rig, SynthOptions{Workers: 1, Verts: ar.verts})
+		s, err := NewSynthesizer(&one, a.rig, SynthOptions{Workers: 1, Verts: ar.verts})
 		if err != nil {
-			a.Close()
-			return nil, fmt.Errorf("wrinkle: prealign: %s: %w", ar.role, err)
+			for j := range a.roles {
+				if a.roles[j].synth != nil {
+					a.roles[j].synth.Close()
+					a.roles[j].synth, a.roles[j].x = nil, nil
+				}
+			}
+			return fmt.Errorf("wrinkle: prealign: %s: %w", ar.role, err)
 		}
 		ar.synth, ar.x = s, make([]geom.Vec3, n)
 	}
-	return a, nil
+	return nil
 }
 
 // Share makes s, a Synthesizer of the same database over all its
@@ -217,7 +239,7 @@ func (a *Prealign) Share(s *Synthesizer) error {
 		}
 		ar.x = nil
 	}
-	a.shared = true
+	a.shared, a.db, a.rig = true, nil, nil
 	return nil
 }
 
@@ -234,10 +256,17 @@ func (a *Prealign) Close() {
 func (a *Prealign) NumRoles() int { return len(a.roles) }
 
 // Synthesize makes each blending role's own wrinkle mesh for pose p. It
-// may run while the coarse simulation steps; Apply uses its result.
+// may run while the coarse simulation steps; Apply uses its result. Its
+// first call makes the per-role synthesizers (decoding their samples);
+// after Share it does nothing.
 func (a *Prealign) Synthesize(p skel.Pose) error {
 	if a.shared {
 		return nil
+	}
+	if len(a.roles) > 0 && a.roles[0].synth == nil {
+		if err := a.ownSynths(); err != nil {
+			return err
+		}
 	}
 	for k := range a.roles {
 		ar := &a.roles[k]
