@@ -37,12 +37,3 @@ func (m *rot3) apply(v geom.Vec3) geom.Vec3 {
 		Z: m[6]*v.X + m[7]*v.Y + m[8]*v.Z,
 	}
 }
-
-// applyT returns mᵀ·v (the inverse rotation).
-func (m *rot3) applyT(v geom.Vec3) geom.Vec3 {
-	return geom.Vec3{
-		X: m[0]*v.X + m[3]*v.Y + m[6]*v.Z,
-		Y: m[1]*v.X + m[4]*v.Y + m[7]*v.Z,
-		Z: m[2]*v.X + m[5]*v.Y + m[8]*v.Z,
-	}
-}
