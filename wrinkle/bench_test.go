@@ -20,7 +20,7 @@ var benchDB struct {
 	kib map[int]int
 }
 
-func benchDatabase(b *testing.B, n int) (*DB, int) {
+func benchDatabase(b testing.TB, n int) (*DB, int) {
 	benchDB.Lock()
 	defer benchDB.Unlock()
 	if db := benchDB.db[n]; db != nil {

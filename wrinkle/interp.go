@@ -226,7 +226,7 @@ func (f *axisFrame) cylinder(p geom.Vec3) [4]float32 {
 }
 
 // point returns the position of stored cylindrical coordinates s.
-func (f *axisFrame) point(s []float32) geom.Vec3 {
+func (f *axisFrame) point(s *[4]float32) geom.Vec3 {
 	h, l, ua, ub := float64(s[0]), float64(s[1]), float64(s[2]), float64(s[3])
 	return geom.Vec3{
 		X: f.C.X + f.N.X*h + (f.A.X*ua+f.B.X*ub)*l,
@@ -239,7 +239,7 @@ func (f *axisFrame) point(s []float32) geom.Vec3 {
 // cylindrical coordinates s0, s1 about f: the axial coordinate and the
 // radius go linearly, the radial direction turns by slerpCoef. It falls
 // back to screwInterp where the series does not reach.
-func (f *axisFrame) screw(s0, s1 []float32, c *slerpCoef) geom.Vec3 {
+func (f *axisFrame) screw(s0, s1 *[4]float32, c *slerpCoef) geom.Vec3 {
 	h0, l0, a0, b0 := float64(s0[0]), float64(s0[1]), float64(s0[2]), float64(s0[3])
 	h1, l1, a1, b1 := float64(s1[0]), float64(s1[1]), float64(s1[2]), float64(s1[3])
 	if l0 < 1e-9 || l1 < 1e-9 {
@@ -272,14 +272,14 @@ func polar(c, p geom.Vec3) [4]float32 {
 }
 
 // polarPoint returns the position of stored polar coordinates s.
-func polarPoint(c geom.Vec3, s []float32) geom.Vec3 {
+func polarPoint(c geom.Vec3, s *[4]float32) geom.Vec3 {
 	l := float64(s[0])
 	return geom.Vec3{X: c.X + float64(s[1])*l, Y: c.Y + float64(s[2])*l, Z: c.Z + float64(s[3])*l}
 }
 
 // rotPolar is rotInterp (Eq. 1) at c.t ∈ (0, 1) between stored polar
 // coordinates s0, s1 about centre center.
-func rotPolar(center geom.Vec3, s0, s1 []float32, c *slerpCoef) geom.Vec3 {
+func rotPolar(center geom.Vec3, s0, s1 *[4]float32, c *slerpCoef) geom.Vec3 {
 	l0, l1 := float64(s0[0]), float64(s1[0])
 	if l0 < 1e-9 || l1 < 1e-9 {
 		return polarPoint(center, s0).Lerp(polarPoint(center, s1), c.t)

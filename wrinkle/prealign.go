@@ -45,38 +45,68 @@ type Prealign struct {
 	t     *Transfer
 	roles []alignRole
 	// CSR of the blend vertices' roles: blend vertex bv[i] has roles
-	// bRole[bStart[i]:bStart[i+1]] (ascending) with weights bW.
+	// bRole[bStart[i]:bStart[i+1]] (ascending, the spec's order) with
+	// weights bW, and g[j] is role bRole[j]'s own mesh g_J at bv[i].
 	bv     []int32
 	bStart []int32
 	bRole  []int32
 	bW     []float64
-	up     []geom.Vec3
+	g      []geom.Vec3
+	// bIdx[u] is fine vertex u's index in bv, or -1.
+	bIdx []int32
 	// doff[k*nc+v] is role k's down-sampled difference D (g_k − f) at
 	// coarse vertex v.
-	doff []geom.Vec3
+	doff   []geom.Vec3
+	shared bool
+	db     *DB // for the per-role synthesizers, until made
+	rig    *Rig
 
 	// The running frame's slices and chunk functions (see Transfer).
-	fine, dst       []geom.Vec3
-	roleFn, blendFn func(lo, hi int)
+	fine, dst      []geom.Vec3
+	roleFn, fuseFn func(lo, hi int)
 }
 
 type alignRole struct {
 	role  Role
 	synth *Synthesizer
-	verts []int32 // the role's blend vertices
+	verts []int32 // the role's blend vertices, ascending
+	slot  []int32 // slot[i]: the index in Prealign.g of the role at verts[i]
 	x     []geom.Vec3
 }
 
 // NewPrealign prepares pre-alignment for db's garment with transfer t
-// (built on db's fine mesh). It holds one more Synthesizer per role that
+// (built on db's fine mesh). Unless it shares the main Synthesizer
+// (Share), its first Synthesize makes one more Synthesizer per role that
 // blends with another, each storing its blend vertices' samples.
 func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	n := len(db.Rest)
 	if t.NumFine() != n {
 		return nil, fmt.Errorf("wrinkle: prealign: transfer for %d fine vertices, database garment %d", t.NumFine(), n)
 	}
-	a := &Prealign{t: t, up: make([]geom.Vec3, n)}
+	if db.Header.Shards != 1 {
+		return nil, fmt.Errorf("wrinkle: prealign: database is shard %d of %d: merge the shards first", db.Header.Shard, db.Header.Shards)
+	}
+	if err := db.CheckRig(rig); err != nil {
+		return nil, fmt.Errorf("wrinkle: prealign: %w", err)
+	}
+	a := &Prealign{t: t, bIdx: make([]int32, n)}
+	// The blending roles in the spec's order, which is the Synthesizer's
+	// order of a vertex's influences (Share writes g in it).
 	byRole := map[Role]int{}
+	for v := 0; v < n; v++ {
+		if rs, _ := db.Regions.Influences(v); len(rs) >= 2 {
+			for _, r := range rs {
+				byRole[r] = -1
+			}
+		}
+	}
+	for i := 0; i < db.Spec.NumJoints(); i++ {
+		r := db.Spec.JointSpec(i).Role
+		if _, ok := byRole[r]; ok {
+			byRole[r] = len(a.roles)
+			a.roles = append(a.roles, alignRole{role: r})
+		}
+	}
 	type rw struct {
 		k int32
 		w float64
@@ -84,30 +114,41 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	var row []rw
 	a.bStart = []int32{0}
 	for v := 0; v < n; v++ {
+		a.bIdx[v] = -1
 		rs, ws := db.Regions.Influences(v)
 		if len(rs) < 2 {
 			continue
 		}
 		row = row[:0]
 		for i, r := range rs {
-			k, ok := byRole[r]
-			if !ok {
-				k = len(a.roles)
-				byRole[r] = k
-				a.roles = append(a.roles, alignRole{role: r})
+			k := byRole[r]
+			if k < 0 {
+				return nil, fmt.Errorf("wrinkle: prealign: vertex %d is influenced by %s, which the spec does not sample", v, r)
 			}
-			a.roles[k].verts = append(a.roles[k].verts, int32(v))
 			row = append(row, rw{int32(k), float64(ws[i])})
 		}
 		slices.SortFunc(row, func(x, y rw) int { return int(x.k - y.k) })
+		a.bIdx[v] = int32(len(a.bv))
 		a.bv = append(a.bv, int32(v))
 		for _, e := range row {
+			ar := &a.roles[e.k]
+			ar.verts = append(ar.verts, int32(v))
+			ar.slot = append(ar.slot, int32(len(a.bRole)))
 			a.bRole, a.bW = append(a.bRole, e.k), append(a.bW, e.w)
 		}
 		a.bStart = append(a.bStart, int32(len(a.bRole)))
 	}
+	a.g = make([]geom.Vec3, len(a.bRole))
 	a.doff = make([]geom.Vec3, len(a.roles)*t.nc)
-	a.roleFn, a.blendFn = a.roleChunk, a.blendChunk
+	a.roleFn, a.fuseFn = a.roleChunk, a.fuseChunk
+	a.db, a.rig = db, rig
+	return a, nil
+}
+
+// ownSynths makes the per-role synthesizers (Synthesize's first call
+// without Share): each decodes its role's samples at its blend vertices.
+func (a *Prealign) ownSynths() error {
+	db, n := a.db, len(a.bIdx)
 	for k := range a.roles {
 		ar := &a.roles[k]
 		reg := &Regions{Region: db.Regions.Region, Offsets: make([]int32, n+1)}
@@ -125,14 +166,19 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 		// One goroutine each: they run one after the other, beside the
 		// main synthesis and the coarse simulation, at the role's blend
 		// vertices only (Apply reads nothing else of ar.x).
-		s, err := NewSynthesizer(&one, rig, SynthOptions{Workers: 1, Verts: ar.verts})
+		s, err := NewSynthesizer(&one, a.rig, SynthOptions{Workers: 1, Verts: ar.verts})
 		if err != nil {
-			a.Close()
-			return nil, fmt.Errorf("wrinkle: prealign: %s: %w", ar.role, err)
+			for j := range a.roles {
+				if a.roles[j].synth != nil {
+					a.roles[j].synth.Close()
+					a.roles[j].synth, a.roles[j].x = nil, nil
+				}
+			}
+			return fmt.Errorf("wrinkle: prealign: %s: %w", ar.role, err)
 		}
 		ar.synth, ar.x = s, make([]geom.Vec3, n)
 	}
-	return a, nil
+	return nil
 }
 
 // Share makes s, a Synthesizer of the same database over all its
@@ -143,7 +189,7 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 // Synthesize would make, bit for bit. It returns an error, changing
 // nothing, if s's vertices or their roles are not the database's.
 func (a *Prealign) Share(s *Synthesizer) error {
-	n := len(a.up)
+	n := len(a.bIdx)
 	if s.NumVerts() != n || s.verts != nil {
 		return fmt.Errorf("wrinkle: prealign: synthesizer of %d vertices (subset %v), want all %d", s.NumVerts(), s.verts != nil, n)
 	}
@@ -159,31 +205,41 @@ func (a *Prealign) Share(s *Synthesizer) error {
 			return fmt.Errorf("wrinkle: prealign: the synthesizer does not sample %s", ar.role)
 		}
 	}
+	// s writes a vertex's roles into g in the order of its influences:
+	// they must be the blend row's, one for one.
 	for i, v := range a.bv {
 		ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
 		want := a.bRole[a.bStart[i]:a.bStart[i+1]]
 		if len(ins) != len(want) {
 			return fmt.Errorf("wrinkle: prealign: vertex %d has %d roles in the synthesizer, %d in the database", v, len(ins), len(want))
 		}
-		for _, k := range want {
-			found := false
-			for _, in := range ins {
-				found = found || int(in.role) == idx[k]
-			}
-			if !found {
-				return fmt.Errorf("wrinkle: prealign: vertex %d: the synthesizer lacks role %s", v, a.roles[k].role)
+		for j, k := range want {
+			if int(ins[j].role) != idx[k] {
+				return fmt.Errorf("wrinkle: prealign: vertex %d: the synthesizer lacks role %s or orders it otherwise", v, a.roles[k].role)
 			}
 		}
 	}
-	s.roleX = make([][]geom.Vec3, len(s.roles))
+	for i := 0; i < n; i++ {
+		if s.inflOff[i+1]-s.inflOff[i] >= 2 && a.bIdx[i] < 0 {
+			return fmt.Errorf("wrinkle: prealign: vertex %d blends roles in the synthesizer, not in the database", i)
+		}
+	}
+	s.blendG, s.blendAt = a.g, make([]int32, n)
+	for v := range s.blendAt {
+		s.blendAt[v] = -1
+		if i := a.bIdx[v]; i >= 0 {
+			s.blendAt[v] = a.bStart[i]
+		}
+	}
 	for k := range a.roles {
 		ar := &a.roles[k]
 		if ar.synth != nil {
 			ar.synth.Close()
 			ar.synth = nil
 		}
-		s.roleX[idx[k]] = ar.x
+		ar.x = nil
 	}
+	a.shared, a.db, a.rig = true, nil, nil
 	return nil
 }
 
@@ -200,14 +256,25 @@ func (a *Prealign) Close() {
 func (a *Prealign) NumRoles() int { return len(a.roles) }
 
 // Synthesize makes each blending role's own wrinkle mesh for pose p. It
-// may run while the coarse simulation steps; Apply uses its result.
+// may run while the coarse simulation steps; Apply uses its result. Its
+// first call makes the per-role synthesizers (decoding their samples);
+// after Share it does nothing.
 func (a *Prealign) Synthesize(p skel.Pose) error {
-	for k := range a.roles {
-		if a.roles[k].synth == nil {
-			continue // shared (Share)
-		}
-		if _, err := a.roles[k].synth.Synthesize(p, a.roles[k].x); err != nil {
+	if a.shared {
+		return nil
+	}
+	if len(a.roles) > 0 && a.roles[0].synth == nil {
+		if err := a.ownSynths(); err != nil {
 			return err
+		}
+	}
+	for k := range a.roles {
+		ar := &a.roles[k]
+		if _, err := ar.synth.Synthesize(p, ar.x); err != nil {
+			return err
+		}
+		for i, u := range ar.verts {
+			a.g[ar.slot[i]] = ar.x[u]
 		}
 	}
 	return nil
@@ -224,16 +291,17 @@ func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
 	if len(dst) > 0 && len(fine) > 0 && &dst[0] == &fine[0] {
 		return fmt.Errorf("wrinkle: prealign: dst aliases the fine mesh")
 	}
-	t.frameRun(fine, coarse, a.up, dst[:t.nf])
-	a.fine, a.dst = fine, dst
+	t.down(fine, coarse)
+	a.fine, a.dst = fine, dst[:t.nf]
 	if t.nf < transferSerialBelow {
 		a.roleChunk(0, len(a.roles))
-		a.blendChunk(0, len(a.bv))
+		a.fuseChunk(0, t.nf)
 	} else {
 		t.pool.run(len(a.roles), 1, a.roleFn)
-		t.pool.run(len(a.bv), upChunk, a.blendFn)
+		t.pool.run(t.nf, upChunk, a.fuseFn)
 	}
 	a.fine, a.dst = nil, nil
+	t.fine, t.coarse = nil, nil
 	return nil
 }
 
@@ -246,8 +314,8 @@ func (a *Prealign) roleChunk(lo, hi int) {
 		ar := &a.roles[k]
 		d := a.doff[k*nc : (k+1)*nc]
 		clear(d)
-		for _, u := range ar.verts {
-			e := ar.x[u].Sub(a.fine[u])
+		for i, u := range ar.verts {
+			e := a.g[ar.slot[i]].Sub(a.fine[u])
 			c, w := t.corner[u], t.dU[u]
 			for i, v := range c {
 				if w[i] != 0 {
@@ -258,17 +326,46 @@ func (a *Prealign) roleChunk(lo, hi int) {
 	}
 }
 
-// blendChunk writes the blend vertices bv[lo:hi]: Σ_J w_J (g_J + T(g_J)).
-func (a *Prealign) blendChunk(lo, hi int) {
+// fuseChunk writes fine vertices [lo, hi): f + T(f) (Transfer.Apply) at
+// a vertex of one role or none, and at a blend vertex
+//
+//	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A (W o − Σ_J w_J D (g_J − f)),
+//
+// with W = Σ_J w_J and o the coarse offsets of Eq. 5: one pass over the
+// vertex's row of S^n A for all its roles.
+func (a *Prealign) fuseChunk(lo, hi int) {
 	t, nc := a.t, a.t.nc
-	for i := lo; i < hi; i++ {
-		u := int(a.bv[i])
-		var acc geom.Vec3
-		for j := a.bStart[i]; j < a.bStart[i+1]; j++ {
-			k := int(a.bRole[j])
-			up := a.up[u].Sub(t.smoothed(a.doff[k*nc:(k+1)*nc], u))
-			acc = acc.Add(a.roles[k].x[u].Add(up).Scale(a.bW[j]))
+	off, fine, dst := t.off, a.fine, a.dst
+	for u := lo; u < hi; u++ {
+		i := a.bIdx[u]
+		if i < 0 {
+			dst[u] = fine[u].Add(t.smoothed(off, u))
+			continue
 		}
-		a.dst[u] = acc
+		j0, j1 := a.bStart[i], a.bStart[i+1]
+		var g geom.Vec3
+		wsum := 0.0
+		for j := j0; j < j1; j++ {
+			g = g.Add(a.g[j].Scale(a.bW[j]))
+			wsum += a.bW[j]
+		}
+		var x, y, z float64
+		r0, r1 := t.uStart[u], t.uStart[u+1]
+		col, rw := t.uCol[r0:r1], t.uW[r0:r1:r1]
+		for e, v := range col {
+			o := off[v]
+			ox, oy, oz := wsum*o.X, wsum*o.Y, wsum*o.Z
+			for j := j0; j < j1; j++ {
+				d, w := a.doff[int(a.bRole[j])*nc+int(v)], a.bW[j]
+				ox -= w * d.X
+				oy -= w * d.Y
+				oz -= w * d.Z
+			}
+			we := rw[e]
+			x += we * ox
+			y += we * oy
+			z += we * oz
+		}
+		dst[u] = geom.Vec3{X: g.X + x, Y: g.Y + y, Z: g.Z + z}
 	}
 }

@@ -144,10 +144,11 @@ func TestPrealignShare(t *testing.T) {
 				}
 			}
 			for r := range a.roles {
-				for _, v := range a.roles[r].verts {
-					if a.roles[r].x[v] != own.roles[r].x[v] {
+				for i, v := range a.roles[r].verts {
+					j := a.roles[r].slot[i]
+					if a.g[j] != own.g[j] {
 						t.Fatalf("%d workers, pose %d: role %s vertex %d at %v, own synthesizer %v",
-							workers, k, a.roles[r].role, v, a.roles[r].x[v], own.roles[r].x[v])
+							workers, k, a.roles[r].role, v, a.g[j], own.g[j])
 					}
 				}
 			}

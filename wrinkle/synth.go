@@ -52,18 +52,19 @@ type roleData struct {
 	alpha []float64
 	nc    int
 	// pos holds the samples' positions of the listed vertices, sample-major
-	// in the spec's grid order, four float32 per vertex: pos[(s·nv+i)·4 + c],
+	// in the spec's grid order, four float32 per vertex: pos[s·nv+i][c],
 	// cylindrical about the sample's twist axis for a ball joint, polar
 	// about the centre for a hinge (see axisFrame).
-	pos []float32
+	pos [][4]float32
 	// frames[g0·grid[1]+g1] is a ball joint's twist axis (Eq. 3 turns
 	// about the bone as swung) at swing grid point (g0, g1).
 	frames []axisFrame
 	center geom.Vec3
 	plan   rolePlan
-	// per-frame scratch
+	// per-frame scratch; chainM[k] is chainT[k].R as a matrix
 	chainD []geom.Quat
 	chainT []geom.Rigid
+	chainM []rot3
 }
 
 // rolePlan is what a frame's interpolation of one role needs, set before
@@ -72,7 +73,7 @@ type roleData struct {
 // which is what Eqs. 1–3 give there.
 type rolePlan struct {
 	// n[d] is 2 where DoF d is interpolated, else 1; corner[(i0·2+i1)·2+i2]
-	// is the offset in pos of the corner sample (i0, i1, i2 < n[d]).
+	// is the entry of pos where the corner sample (i0, i1, i2 < n[d]) starts.
 	n      [3]int
 	corner [8]int
 	frame  [2][2]*axisFrame // twist axis at each swing corner
@@ -107,15 +108,18 @@ type Synthesizer struct {
 	infl    []influence
 	restOff []geom.Vec3
 	skin    []geom.Rigid
+	skinM   []rot3 // skin[j].R as matrices
 	warned  [NumRoles][3]bool
 	angles  [NumRoles]DoFs
 
 	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
 	// all), in ascending order.
 	verts []int32
-	// roleX[k], if not nil, receives role k's own wrinkle mesh at each
-	// vertex with two influences or more (Prealign.Share).
-	roleX [][]geom.Vec3
+	// blendG, if not nil, receives each role's own wrinkle mesh at each
+	// vertex with two influences or more (Prealign.Share): vertex v's
+	// roles, in the order of its influences, at blendG[blendAt[v]:].
+	blendG  []geom.Vec3
+	blendAt []int32
 
 	pool     *pool
 	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
@@ -139,7 +143,8 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	n := len(db.Rest)
 	s := &Synthesizer{rig: rig, opt: opt, rest: db.Rest, weights: db.Weights,
 		inflOff: make([]int32, n+1), restOff: make([]geom.Vec3, n),
-		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), parallel: synthParallel}
+		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), skinM: make([]rot3, rig.Skeleton.NumJoints()),
+		parallel: synthParallel}
 	var byRole [NumRoles]int
 	for r := range byRole {
 		byRole[r] = -1
@@ -149,6 +154,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd := roleData{role: js.Role, js: js, grid: js.Grid(), nc: len(rig.Roles[js.Role].Chain)}
 		rd.chainD = make([]geom.Quat, rd.nc)
 		rd.chainT = make([]geom.Rigid, rd.nc)
+		rd.chainM = make([]rot3, rd.nc)
 		byRole[js.Role] = len(s.roles)
 		s.roles = append(s.roles, rd)
 	}
@@ -196,18 +202,21 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd := &s.roles[k]
 		rd.nv = len(lists[k])
 		rd.alpha = s.chainWeights(rd, lists[k])
-		rd.pos = make([]float32, rd.js.NumSamples()*rd.nv*4)
+		rd.pos = make([][4]float32, rd.js.NumSamples()*rd.nv)
 		rd.frames = twistFrames(rig, rd)
 		rd.center = rig.Roles[rd.role].Center
 	}
 	var buf []geom.Vec3
 	for si, ss := range db.Samples {
+		k := byRole[ss.Role]
+		rd := &s.roles[k]
+		if rd.nv == 0 {
+			continue // no vertex to store: skip the decoding (Prealign's one-role synthesizers)
+		}
 		var err error
 		if buf, err = db.Positions(si, buf); err != nil {
 			return nil, err
 		}
-		k := byRole[ss.Role]
-		rd := &s.roles[k]
 		ls := ss.Index - db.Spec.FirstSample(ss.Joint)
 		rd.store(ls, lists[k], buf)
 	}
@@ -247,15 +256,13 @@ func (rd *roleData) store(ls int, verts []int32, buf []geom.Vec3) {
 		g := ls / rd.grid[2] // the swing grid point g0·grid[1]+g1
 		f = &rd.frames[g]
 	}
-	dst := rd.pos[ls*rd.nv*4 : (ls+1)*rd.nv*4]
+	dst := rd.pos[ls*rd.nv : (ls+1)*rd.nv]
 	for i, v := range verts {
-		var c [4]float32
 		if f != nil {
-			c = f.cylinder(buf[v])
+			dst[i] = f.cylinder(buf[v])
 		} else {
-			c = polar(rd.center, buf[v])
+			dst[i] = polar(rd.center, buf[v])
 		}
-		copy(dst[4*i:4*i+4], c[:])
 	}
 }
 
@@ -297,7 +304,7 @@ func (s *Synthesizer) NumVerts() int { return len(s.rest) }
 func (s *Synthesizer) MemoryBytes() int {
 	n := len(s.restOff)*24 + len(s.inflOff)*4 + len(s.infl)*12
 	for _, rd := range s.roles {
-		n += len(rd.pos)*4 + len(rd.alpha)*8 + len(rd.frames)*96
+		n += len(rd.pos)*16 + len(rd.alpha)*8 + len(rd.frames)*96
 	}
 	return n
 }
@@ -327,6 +334,9 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 		return st, fmt.Errorf("wrinkle: dst has %d entries, the garment %d vertices", len(dst), len(s.rest))
 	}
 	s.skin = skel.SkinMatrices(s.rig.Skeleton, p, s.skin)
+	for j, m := range s.skin {
+		s.skinM[j] = quatRot3(m.R)
+	}
 	for i := range s.roles {
 		if s.planRole(&s.roles[i]) {
 			st.Clamped |= 1 << s.roles[i].role
@@ -394,6 +404,7 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 			r.R = r.R.Scale(-1) // the hemisphere of the identity, for blending
 		}
 		rd.chainT[k] = r
+		rd.chainM[k] = quatRot3(r.R)
 	}
 	// Interpolated DoFs and their corner samples: a fraction of 0 or 1
 	// selects the lower or upper sample alone.
@@ -420,7 +431,7 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 			}
 			for i2 := 0; i2 < pl.n[2]; i2++ {
 				ls := (g0*rd.grid[1]+g1)*rd.grid[2] + base[2] + i2
-				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv * 4
+				pl.corner[(i0*2+i1)*2+i2] = ls * rd.nv
 			}
 		}
 	}
@@ -444,10 +455,10 @@ func (s *Synthesizer) chunkVerts(lo, hi int) {
 }
 
 // vertex synthesizes vertex v into s.dst[v] (and, for a vertex that
-// blends roles, each role's own mesh into s.roleX when set).
+// blends roles, each role's own mesh into s.blendG when set).
 func (s *Synthesizer) vertex(v int) {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
-	if s.roleX != nil && len(ins) >= 2 {
+	if s.blendG != nil && len(ins) >= 2 {
 		s.blendVertex(v, ins)
 		return
 	}
@@ -458,12 +469,12 @@ func (s *Synthesizer) vertex(v int) {
 		acc = acc.Add(off.Scale(float64(in.w)))
 	}
 	p, q := s.skinning(v)
-	s.dst[v] = p.Add(q.Rotate(acc))
+	s.dst[v] = p.Add(q.apply(acc))
 }
 
 // blendVertex is vertex for a vertex of several roles, also writing each
 // role's own mesh (the role's offset alone, weight 1: what a Synthesizer
-// of that role alone gives) into s.roleX.
+// of that role alone gives) into s.blendG.
 func (s *Synthesizer) blendVertex(v int, ins []influence) {
 	var off [NumRoles]geom.Vec3
 	acc := s.restOff[v]
@@ -473,11 +484,10 @@ func (s *Synthesizer) blendVertex(v int, ins []influence) {
 		acc = acc.Add(off[k].Scale(float64(in.w)))
 	}
 	p, q := s.skinning(v)
-	s.dst[v] = p.Add(q.Rotate(acc))
-	for k, in := range ins {
-		if x := s.roleX[in.role]; x != nil {
-			x[v] = p.Add(q.Rotate(s.restOff[v].Add(off[k].Scale(1))))
-		}
+	s.dst[v] = p.Add(q.apply(acc))
+	g := s.blendG[s.blendAt[v]:]
+	for k := range ins {
+		g[k] = p.Add(q.apply(s.restOff[v].Add(off[k])))
 	}
 }
 
@@ -496,20 +506,33 @@ func (rd *roleData) offset(i int, r geom.Vec3) geom.Vec3 {
 		if al == 0 {
 			continue
 		}
-		sk = sk.Add(rd.chainT[k].Apply(r).Sub(r).Scale(al))
-		rot = rot.Add(rd.chainT[k].R.Scale(al))
+		ct := &rd.chainT[k]
+		sk = sk.Add(rd.chainM[k].apply(r).Add(ct.T).Sub(r).Scale(al))
+		rot = rot.Add(ct.R.Scale(al))
 		sum += al
 	}
 	rot.W += 1 - sum
-	return rot.Normalize().Conj().Rotate(y.Sub(sk))
+	return rotateInv(rot, y.Sub(sk))
 }
 
-// sample returns listed vertex i's stored coordinates in the sample at
-// offset o of pos.
-func (rd *roleData) sample(o, i int) []float32 {
-	o += 4 * i
-	return rd.pos[o : o+4 : o+4]
+// rotateInv returns x turned by the inverse of the rotation of q/|q|
+// (the identity for a zero q), without a square root: with u = −q's
+// vector part and s = 2/|q|², x + s·(w u×x + u×(u×x)).
+func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
+	n := q.Dot(q)
+	if n == 0 {
+		return x
+	}
+	s := 2 / n
+	u := geom.Vec3{X: -q.X, Y: -q.Y, Z: -q.Z}
+	c := u.Cross(x)
+	d := u.Cross(c)
+	return geom.Vec3{X: x.X + s*(q.W*c.X+d.X), Y: x.Y + s*(q.W*c.Y+d.Y), Z: x.Z + s*(q.W*c.Z+d.Z)}
 }
+
+// sample returns listed vertex i's stored coordinates in the sample that
+// starts at entry o of pos.
+func (rd *roleData) sample(o, i int) *[4]float32 { return &rd.pos[o+i] }
 
 // interpolate returns y_J for listed vertex i: the plan's corner samples
 // interpolated one DoF at a time in a fixed order, twist with the screw
@@ -558,24 +581,25 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 	return q[0]
 }
 
-// skinning returns LBS(rest_v) and R_v, the normalised blend of the
-// vertex's joints' rotations (sign-aligned): x = LBS(rest_v) + R_v·acc
-// carries a blended local offset acc into the pose.
-func (s *Synthesizer) skinning(v int) (geom.Vec3, geom.Quat) {
+// skinning returns LBS(rest_v) and R_v, the rotation of the normalised
+// blend of the vertex's joints' rotations (sign-aligned): x = LBS(rest_v)
+// + R_v·acc carries a blended local offset acc into the pose.
+func (s *Synthesizer) skinning(v int) (geom.Vec3, rot3) {
 	w := s.weights
 	r := s.rest[v]
 	var p geom.Vec3
 	var q geom.Quat
 	a, e := w.Offsets[v], w.Offsets[v+1]
 	for i := a; i < e; i++ {
-		m := s.skin[w.Joints[i]]
+		j := w.Joints[i]
+		m := &s.skin[j]
 		wi := float64(w.W[i])
-		p = p.Add(m.Apply(r).Scale(wi))
+		p = p.Add(s.skinM[j].apply(r).Add(m.T).Scale(wi))
 		mq := m.R
 		if i > a && mq.Dot(s.skin[w.Joints[a]].R) < 0 {
 			mq = mq.Scale(-1)
 		}
 		q = q.Add(mq.Scale(wi))
 	}
-	return p, q.Normalize()
+	return p, quatRot3(q)
 }

@@ -88,7 +88,7 @@ func refSynthesize(s *Synthesizer, db *DB, samples [][]geom.Vec3, p skel.Pose, s
 			at := func(c [3]int) geom.Vec3 {
 				ls := grid1(c)
 				if stored {
-					st := rd.sample(ls*rd.nv*4, li)
+					st := rd.sample(ls*rd.nv, li)
 					if role.Hinge() {
 						return polarPoint(c0, st)
 					}

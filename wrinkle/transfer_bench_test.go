@@ -29,7 +29,7 @@ type transferScene struct {
 // seconds at 46k vertices).
 var transferScenes = map[int]*transferScene{}
 
-func newTransferScene(b *testing.B, n int) *transferScene {
+func newTransferScene(b testing.TB, n int) *transferScene {
 	if s := transferScenes[n]; s != nil {
 		return s
 	}

@@ -251,8 +251,8 @@ func TestBodyPush(t *testing.T) {
 }
 
 // TestTransferSmoothOperator checks that the folded operator S^n A gives
-// the n Jacobi steps of mesh.Smoother on the up-sampled offsets (to float
-// rounding: the sums are taken in another order), and that frames are
+// the n Jacobi steps of mesh.Smoother on the up-sampled offsets (to the
+// rows' pruning, a few 1e-7 of the offsets), and that frames are
 // bit-identical for any worker count.
 func TestTransferSmoothOperator(t *testing.T) {
 	fine := tube(0.05, 0.4, 80, 100) // 8181 vertices: frames run in chunks
@@ -289,7 +289,9 @@ func TestTransferSmoothOperator(t *testing.T) {
 			}
 			d := maxDist(got, want)
 			t.Logf("folded smoothing against the Jacobi steps: %.3g m (offsets up to %.3g m)", d, scale)
-			if d > 1e-14*scale {
+			// The folded rows drop weights summing to at most 1e-7 each
+			// (transferPrune): the offsets move by a few 1e-7 of their scale.
+			if d > 4e-7*scale {
 				t.Errorf("folded smoothing differs from the Jacobi steps by %.3g m (offsets up to %.3g m)", d, scale)
 			}
 			continue
