@@ -79,6 +79,11 @@ type SampleResult struct {
 	// Setup is the wall time of sim.Prepared.New (the sample's cloths,
 	// collision bodies and hooks), Settle that of SettleTo.
 	Setup, Settle time.Duration
+	// CPU is the CPU time of setup and settle together (the thread that
+	// ran them; one-worker simulators run on it), 0 where it is not
+	// measured: unlike the wall times, it does not grow when other work
+	// loads the machine.
+	CPU time.Duration
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
 	// Missing is the reason the sample was recorded as missing (skipped
@@ -211,6 +216,8 @@ func (b *Builder) settings() (json.RawMessage, error) {
 // bit for bit (same inputs; Workers does not change results).
 func (b *Builder) settleRest(ctx context.Context) ([]geom.Vec3, error) {
 	t0 := time.Now()
+	cpu := threadCPU()
+	defer func() { b.rest.CPU, _ = cpu() }()
 	sm, err := b.prep.New()
 	if err != nil {
 		return nil, fmt.Errorf("build: rest pose: %w", err)
@@ -310,6 +317,14 @@ func (e *SampleError) Unwrap() error { return e.Err }
 // simulate settles sample k with a fresh simulator and returns its
 // positions in the database's vertex order.
 func (b *Builder) simulate(ctx context.Context, k int) ([]geom.Vec3, SampleResult, error) {
+	cpu := threadCPU()
+	pos, res, err := b.settleSample(ctx, k)
+	res.CPU, _ = cpu()
+	return pos, res, err
+}
+
+// settleSample is simulate without the CPU time.
+func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleResult, error) {
 	var res SampleResult
 	s, err := b.build.Spec().Sample(k)
 	if err != nil {
