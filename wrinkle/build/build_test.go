@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -176,7 +177,9 @@ func TestResumeShardMerge(t *testing.T) {
 	if !strings.Contains(string(db.Header.Settings), `"settle":{"Transition":0.2`) {
 		t.Errorf("header settings %s do not record the settle options", db.Header.Settings)
 	}
-
+	if want := fmt.Sprintf(`"Hold":%d`, DefaultHold); !strings.Contains(string(db.Header.Settings), want) {
+		t.Errorf("header settings %s do not record the build's hold %s", db.Header.Settings, want)
+	}
 }
 
 // TestPoseCheck checks which samples the pose check finds invalid, before
