@@ -293,10 +293,10 @@ type Cloth struct {
 	// isolated vertices).
 	invMassSL []float64
 	// veStart and ve: vertex-to-edge adjacency (limitStrain,
-	// releaseFast), built on first use; slMark, slActive and slMoved are limitStrain's buffers.
-	veStart, ve       []int32
-	slMark            []bool
-	slActive, slMoved []int32
+	// releaseFast), built on first use; slBits (a bitset over the edges) and slMoved are limitStrain's buffers.
+	veStart, ve []int32
+	slBits      []uint64
+	slMoved     []int32
 	// clampedLast counts speed clamps over the substeps of the running Step.
 	clampedLast int
 	// restoredLast counts restoreOver's vertices over the running Step.

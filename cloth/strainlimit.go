@@ -2,7 +2,7 @@ package cloth
 
 import (
 	"math"
-	"slices"
+	mbits "math/bits"
 
 	"github.com/pleat-dev/pleat/geom"
 )
@@ -111,10 +111,13 @@ func (c *Cloth) limitStrain() int {
 		return true
 	}
 	// The first sweep visits every edge; later ones only the edges at the
-	// vertices moved in the sweep before (an active set, in edge order).
-	if len(c.slMark) != len(edges) {
-		c.slMark = make([]bool, len(edges))
+	// vertices moved in the sweep before (an active set, in edge order: a
+	// bitset over the edges, scanned between its lowest and highest word,
+	// which visits them in index order without sorting).
+	if len(c.slBits) != (len(edges)+63)/64 {
+		c.slBits = make([]uint64, (len(edges)+63)/64)
 	}
+	bits := c.slBits
 	moved := c.slMoved[:0]
 	for k := range edges {
 		if process(int32(k)) {
@@ -136,25 +139,25 @@ func (c *Cloth) limitStrain() int {
 		}
 		hist[sweeps%len(hist)] = total
 		sweeps++
-		act := c.slActive[:0]
+		lo, hi := len(bits), -1
 		for _, vtx := range moved {
 			for _, k := range c.ve[c.veStart[vtx]:c.veStart[vtx+1]] {
-				if !c.slMark[k] {
-					c.slMark[k] = true
-					act = append(act, k)
-				}
+				wd := int(k >> 6)
+				bits[wd] |= 1 << (k & 63)
+				lo, hi = min(lo, wd), max(hi, wd)
 			}
 		}
-		slices.Sort(act)
 		worst, total = 0, 0
 		moved = moved[:0]
-		for _, k := range act {
-			c.slMark[k] = false
-			if process(k) {
-				moved = append(moved, edges[k][0], edges[k][1])
+		for wd := lo; wd <= hi; wd++ {
+			for b := bits[wd]; b != 0; b &= b - 1 {
+				k := int32(wd<<6 + mbits.TrailingZeros64(b))
+				if process(k) {
+					moved = append(moved, edges[k][0], edges[k][1])
+				}
 			}
+			bits[wd] = 0
 		}
-		c.slActive = act
 	}
 	c.slMoved = moved
 	return sweeps

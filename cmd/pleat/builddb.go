@@ -241,9 +241,9 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 	if !st.Converged {
 		conv = "NOT at rest"
 	}
-	return fmt.Sprintf("%s: %s after %d frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s, ETA %s",
+	return fmt.Sprintf("%s: %s after %d frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s), ETA %s",
 		r.Pose.String(), conv, st.Steps, st.MaxStrain*100, st.MaxPenetration*1000,
-		r.Setup.Seconds(), r.Settle.Seconds(), eta.Round(time.Second))
+		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), eta.Round(time.Second))
 }
 
 func printBuildSummary(w io.Writer, sum build.Summary) {
@@ -254,11 +254,11 @@ func printBuildSummary(w io.Writer, sum build.Summary) {
 		}
 		return
 	}
-	sim, setup, settle, frames := sum.Timing()
+	sim, setup, settle, cpu, frames := sum.Timing()
 	fmt.Fprintf(w, "finished %d samples in %.1f s (%d resumed from the journal)", n, sum.Wall.Seconds(), sum.Resumed)
 	if sim > 0 {
-		fmt.Fprintf(w, "; simulated %d: per sample setup %.2f s + settle %.2f s (setup %.0f%% of simulator time), %.0f frames on average",
-			sim, setup.Seconds()/float64(sim), settle.Seconds()/float64(sim), 100*setup.Seconds()/(setup+settle).Seconds(), frames)
+		fmt.Fprintf(w, "; simulated %d: per sample setup %.2f s + settle %.2f s (setup %.0f%% of simulator time), CPU %.2f s, %.0f frames on average",
+			sim, setup.Seconds()/float64(sim), settle.Seconds()/float64(sim), 100*setup.Seconds()/(setup+settle).Seconds(), cpu.Seconds()/float64(sim), frames)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "worst strain %.1f%% (sample %d), worst penetration %.1f mm (sample %d)\n",

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/scene"
@@ -134,6 +137,13 @@ func TestResumeShardMerge(t *testing.T) {
 	if last := calls[len(calls)-1]; last.Done != 5 {
 		t.Errorf("last progress %d of %d, want 5", last.Done, last.Total)
 	}
+	for _, r := range sum2.Samples {
+		// The thread's CPU time cannot exceed the wall time it ran for.
+		wall := r.Setup + r.Settle + 50*time.Millisecond
+		if runtime.GOOS == "linux" && !(r.CPU > 0 && r.CPU <= wall) {
+			t.Errorf("sample %d: CPU %v, want more than 0 and at most its wall time %v", r.Sample.Index, r.CPU, wall)
+		}
+	}
 	var one bytes.Buffer
 	if err := j.WriteDB(&one); err != nil {
 		t.Fatal(err)
@@ -166,6 +176,9 @@ func TestResumeShardMerge(t *testing.T) {
 	}
 	if !strings.Contains(string(db.Header.Settings), `"settle":{"Transition":0.2`) {
 		t.Errorf("header settings %s do not record the settle options", db.Header.Settings)
+	}
+	if want := fmt.Sprintf(`"Hold":%d`, DefaultHold); !strings.Contains(string(db.Header.Settings), want) {
+		t.Errorf("header settings %s do not record the build's hold %s", db.Header.Settings, want)
 	}
 }
 

@@ -170,8 +170,9 @@ func (s *Summary) add(r SampleResult) {
 
 // Timing sums this run's per-sample wall times over the n samples it
 // simulated (not those skipped as invalid): simulator setup
-// (sim.Prepared.New) and settling, and the mean frames per settle.
-func (s *Summary) Timing() (n int, setup, settle time.Duration, frames float64) {
+// (sim.Prepared.New) and settling, their CPU time (0 where it is not
+// measured), and the mean frames per settle.
+func (s *Summary) Timing() (n int, setup, settle, cpu time.Duration, frames float64) {
 	for _, r := range s.Samples {
 		if r.Stats.Steps == 0 {
 			continue
@@ -179,12 +180,13 @@ func (s *Summary) Timing() (n int, setup, settle time.Duration, frames float64) 
 		n++
 		setup += r.Setup
 		settle += r.Settle
+		cpu += r.CPU
 		frames += float64(r.Stats.Steps)
 	}
 	if n > 0 {
 		frames /= float64(n)
 	}
-	return n, setup, settle, frames
+	return n, setup, settle, cpu, frames
 }
 
 // Settle simulates one sample of the build outside a journal and returns
