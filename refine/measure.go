@@ -40,6 +40,10 @@ type Measure struct {
 	// ones and DeepFree those of them deep inside.
 	Verts, Deep    int
 	Free, DeepFree int
+	// CoarseVerts counts the coarse pieces' vertices and CoarseDeep those
+	// of them more than 2 mm inside the body (measured here rather than by
+	// the coarse simulation, which then need not measure every frame).
+	CoarseVerts, CoarseDeep int
 	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
 	// patches' simulated edges (those with a free end; edges between held
 	// vertices follow the coarse surface); Over counts those above 10 %
@@ -162,7 +166,13 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 			ms.Free++
 		}
 	}
+	ms.CoarseVerts += len(cx)
 	if pen != nil {
+		for _, q := range cx {
+			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
+				ms.CoarseDeep++
+			}
+		}
 		for v, q := range fm.Verts {
 			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
 				ms.Deep++

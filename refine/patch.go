@@ -27,6 +27,7 @@ type piece struct {
 	nrm         []geom.Vec3
 	patch       *patch
 	local       []int32 // per key: the patch vertex (-1 none)
+	kin         []int32 // per key: its entry in the patch's kinKeys (-1 none)
 	unionIdx    []int32 // per key: the union mesh vertex (-1 none)
 	red, fade   []bool  // per coarse triangle, this block
 	redList     []int32
@@ -47,6 +48,12 @@ type patch struct {
 	freeMesh    []bool      // per mesh vertex: simulated
 	active      []int32     // active (not fading) coarse triangles
 	free        int
+	every       int // frames of the block
+	// kinKeys are the keys of the fading triangles' children that no
+	// simulated triangle has: they follow their held targets (the coarse
+	// surface plus kinOff, faded by ramp) without being simulated.
+	kinKeys []int32
+	kinOff  []geom.Vec3
 }
 
 func newPiece(name string, m *mesh.Mesh, rest []geom.Vec3, held []int32, mat cloth.Material, frames [][]geom.Vec3) (*piece, error) {
@@ -64,8 +71,9 @@ func newPiece(name string, m *mesh.Mesh, rest []geom.Vec3, held []int32, mat clo
 		pc.held0[v] = true
 	}
 	pc.local = make([]int32, pc.nKeys)
+	pc.kin = make([]int32, pc.nKeys)
 	for i := range pc.local {
-		pc.local[i] = -1
+		pc.local[i], pc.kin[i] = -1, -1
 	}
 	pc.red = make([]bool, len(m.Tris))
 	pc.fade = make([]bool, len(m.Tris))
@@ -134,8 +142,11 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 			pc.redList = append(pc.redList, int32(t))
 		}
 	}
-	np := &patch{f0: f0, mesh: m, mkeys: keys, active: active}
-	// The patch: the red triangles' children, on their own vertices.
+	np := &patch{f0: f0, mesh: m, mkeys: keys, active: active, every: p.Every}
+	// The patch: the red triangles' children, on their own vertices. A
+	// fading triangle's children only hold vertices (see isFree), whose
+	// springs pull nothing free: those not shared with a simulated triangle
+	// follow their targets kinematically instead.
 	loc := make([]int32, len(m.Verts))
 	for i := range loc {
 		loc[i] = -1
@@ -144,6 +155,9 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 	for _, t := range pc.redList {
 		for s := sm.TriStart[t]; s < sm.TriStart[t+1]; s++ {
 			np.redChildren = append(np.redChildren, s)
+			if pc.fade[t] {
+				continue
+			}
 			var tri [3]int32
 			for c, v := range m.Tris[s] {
 				if loc[v] < 0 {
@@ -163,6 +177,34 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 		rest.UVs = m.UVs
 	}
 	np.rest = rest
+	for _, t := range fading {
+		for s := sm.TriStart[t]; s < sm.TriStart[t+1]; s++ {
+			for _, v := range m.Tris[s] {
+				if loc[v] != -1 {
+					continue
+				}
+				loc[v] = -2 // kinematic, listed once
+				k := keys[v]
+				x, _ := pc.startState(old, k, fps, f0)
+				np.kinKeys = append(np.kinKeys, k)
+				np.kinOff = append(np.kinOff, x.Sub(pc.kCur[k]))
+			}
+		}
+	}
+	for v := range loc {
+		if loc[v] == -2 {
+			loc[v] = -1
+		}
+	}
+	if len(rest.Tris) == 0 {
+		np.freeMesh = make([]bool, len(m.Verts))
+		pc.release(old)
+		for i, k := range np.kinKeys {
+			pc.kin[k] = int32(i)
+		}
+		pc.patch = np
+		return nil
+	}
 	copts := cloth.Options{MaxDt: p.MaxDt, Workers: p.Workers, SkipDegenerate: true, StrainLimit: 0.95 * p.StrainLimit,
 		CGTol: p.CGTol, SpeedClamp: p.SpeedClamp, ContactSlack: p.Thickness, RestFromMesh: true}
 	c, err := cloth.NewCloth(rest, pc.mat, copts)
@@ -173,17 +215,7 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 	// Start state: carried over, or the coarse surface moving with the
 	// coarse frames.
 	for i, k := range np.keys {
-		if old != nil && pc.local[k] >= 0 {
-			j := pc.local[k]
-			c.X[i], c.V[i] = old.cl.X[j], old.cl.V[j]
-		} else {
-			c.X[i] = pc.kCur[k]
-			if f0 > 0 {
-				c.V[i] = pc.kCur[k].Sub(pc.kPrev[k]).Scale(fps)
-			} else {
-				c.V[i] = geom.Vec3{}
-			}
-		}
+		c.X[i], c.V[i] = pc.startState(old, k, fps, f0)
 	}
 	np.freeMesh = make([]bool, len(m.Verts))
 	for v, i := range loc {
@@ -207,11 +239,36 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 	for i, k := range np.keys {
 		pc.local[k] = int32(i)
 	}
+	for i, k := range np.kinKeys {
+		pc.kin[k] = int32(i)
+	}
 	pc.patch = np
 	if f0 == 0 && old == nil {
 		return pc.relax(fps)
 	}
 	return nil
+}
+
+// startState is key k's position and velocity at frame f0 for a new patch:
+// the old patch's, simulated or kinematic, or the coarse surface's.
+func (pc *piece) startState(old *patch, k int32, fps float64, f0 int) (geom.Vec3, geom.Vec3) {
+	if old != nil && old.cl != nil && pc.local[k] >= 0 {
+		j := pc.local[k]
+		return old.cl.X[j], old.cl.V[j]
+	}
+	if old != nil && pc.kin[k] >= 0 {
+		off := old.kinOff[pc.kin[k]]
+		x := pc.kCur[k].AddScaled(ramp(f0, old.f0, old.every), off)
+		if f0 == 0 {
+			return x, geom.Vec3{}
+		}
+		xp := pc.kPrev[k].AddScaled(ramp(f0-1, old.f0, old.every), off)
+		return x, x.Sub(xp).Scale(fps)
+	}
+	if f0 == 0 {
+		return pc.kCur[k], geom.Vec3{}
+	}
+	return pc.kCur[k], pc.kCur[k].Sub(pc.kPrev[k]).Scale(fps)
 }
 
 // relax lets a patch made at frame 0, from the coarse frame alone, settle
@@ -239,6 +296,9 @@ func (pc *piece) release(old *patch) {
 	for _, k := range old.keys {
 		pc.local[k] = -1
 	}
+	for _, k := range old.kinKeys {
+		pc.kin[k] = -1
+	}
 }
 
 // ramp is the weight of a held vertex's start offset at frame f of a patch
@@ -250,7 +310,7 @@ func ramp(f, f0, every int) float64 {
 // step advances the patch from frame f−1 to frame f.
 func (pc *piece) step(f int, fps float64, every int) (cloth.StepStats, error) {
 	pp := pc.patch
-	if pp == nil {
+	if pp == nil || pp.cl == nil {
 		return cloth.StepStats{}, nil
 	}
 	pc.keysAt(f)
@@ -274,9 +334,12 @@ func (pc *piece) step(f int, fps float64, every int) (cloth.StepStats, error) {
 // positionOf returns key k's position at the current frame: the patch's,
 // or the coarse surface's.
 func (pc *piece) positionOf(k int32) geom.Vec3 {
-	if pc.patch != nil {
+	if pp := pc.patch; pp != nil {
 		if i := pc.local[k]; i >= 0 {
-			return pc.patch.cl.X[i]
+			return pp.cl.X[i]
+		}
+		if i := pc.kin[k]; i >= 0 {
+			return pc.kCur[k].AddScaled(ramp(pc.kFrame, pp.f0, pp.every), pp.kinOff[i])
 		}
 	}
 	return pc.kCur[k]

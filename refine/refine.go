@@ -182,14 +182,25 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 	}
 	res.Detect = time.Since(t0)
 
-	var body *collide.Body
+	// Each piece's patch collides with its own copy of the body (a
+	// collider's distance bounds then follow that copy's motion alone); the
+	// copies form a group that refits once per time for all of them.
+	var bodies []*collide.Body
+	var group *collide.BodyGroup
 	var bPrev, bCur []geom.Vec3
 	cp := collideParams(p)
 	if in.Body != nil && !p.NoBody {
 		if bCur, err = in.BodyAt(0, nil); err != nil {
 			return nil, err
 		}
-		if body, err = collide.NewBody(&mesh.Mesh{Verts: slices.Clone(bCur), Tris: in.Body.Tris}); err != nil {
+		for range pcs {
+			b, err := collide.NewBody(&mesh.Mesh{Verts: slices.Clone(bCur), Tris: in.Body.Tris})
+			if err != nil {
+				return nil, fmt.Errorf("refine: body: %w", err)
+			}
+			bodies = append(bodies, b)
+		}
+		if group, err = collide.NewBodyGroup(bodies...); err != nil {
 			return nil, fmt.Errorf("refine: body: %w", err)
 		}
 	}
@@ -206,6 +217,10 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 				if b > 0 {
 					fading = minus(blocks[i][b-1], blocks[i][b])
 				}
+				var body *collide.Body
+				if bodies != nil {
+					body = bodies[i]
+				}
 				if err := pc.rebuild(blocks[i][b], fading, max(f-1, 0), in.FPS, &p, body, cp); err != nil {
 					return res, err
 				}
@@ -213,7 +228,7 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 			}
 		}
 		if f > 0 {
-			if body != nil {
+			if group != nil {
 				bPrev = append(bPrev[:0], bCur...)
 				if bCur, err = in.BodyAt(f, bCur); err != nil {
 					return res, err
@@ -221,7 +236,7 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 				if len(bCur) != len(bPrev) {
 					return res, fmt.Errorf("refine: body frame %d: %d vertices, want %d", f, len(bCur), len(bPrev))
 				}
-				body.SetFrames(bPrev, bCur, float64(f-1)/in.FPS, float64(f)/in.FPS)
+				group.SetFrames(bPrev, bCur, float64(f-1)/in.FPS, float64(f)/in.FPS)
 			}
 			for _, pc := range pcs {
 				ss, err := pc.step(f, in.FPS, p.Every)

@@ -169,6 +169,90 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// bodyInput is ridgeInput with a second sheet beside the first (0.5 m
+// along X) and a sphere under the first sheet's fold, bobbing by 2 mm, that
+// the refined cloth rests on.
+func bodyInput(frames int) Input {
+	in := ridgeInput(frames)
+	a := in.Pieces[0]
+	b := a
+	b.Name = "sheet2"
+	shift := geom.V(0.5, 0, 0)
+	b.Mesh = &mesh.Mesh{Tris: a.Mesh.Tris, UVs: a.Mesh.UVs, UVTris: a.Mesh.UVTris}
+	for _, q := range a.Mesh.Verts {
+		b.Mesh.Verts = append(b.Mesh.Verts, q.Add(shift))
+	}
+	b.Rest = b.Mesh.Verts
+	b.Frames = make([][]geom.Vec3, frames)
+	for f, x := range a.Frames {
+		for _, q := range x {
+			b.Frames[f] = append(b.Frames[f], q.Add(shift))
+		}
+	}
+	in.Pieces = append(in.Pieces, b)
+	const r = 0.1
+	in.Body = mesh.UVSphere(r, 12, 24)
+	in.BodyAt = func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
+		c := geom.V(0.2, -r-0.001+0.002*math.Sin(float64(f)), 0.2)
+		dst = dst[:0]
+		for _, q := range in.Body.Verts {
+			dst = append(dst, q.Add(c))
+		}
+		return dst, nil
+	}
+	return in
+}
+
+// TestPiecesIndependent checks that pieces refined together collide each
+// with its own copy of the body: a piece's frames are bit-identical to its
+// frames refined alone, and do not depend on the worker count.
+func TestPiecesIndependent(t *testing.T) {
+	in := bodyInput(12)
+	p := Params{Peak: 10, Every: 3}
+	both, err := Run(context.Background(), in, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := in
+	alone.Pieces = in.Pieces[1:]
+	p.Workers = 1
+	one, err := Run(context.Background(), alone, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for f, x := range one.Pieces[0].Frames {
+		for v, q := range x {
+			if q != both.Pieces[1].Frames[f][v] {
+				t.Fatalf("frame %d vertex %d: %v refined with the other piece, %v alone", f, v, both.Pieces[1].Frames[f][v], q)
+			}
+		}
+	}
+	// The first sheet's refined cloth rests on the sphere, kept out of it.
+	pr := both.Pieces[0]
+	closest := math.Inf(1)
+	for f, x := range pr.Frames {
+		c, err := in.BodyAt(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		centre := c[0].Add(c[len(c)-1]).Scale(0.5) // the poles
+		for v, k := range pr.UnionKeys {
+			if k < int32(len(pr.Coarse.Verts)) && x[v] != in.Pieces[0].Frames[f][k] {
+				moved = true
+			}
+			closest = math.Min(closest, x[v].Dist(centre)-0.1)
+		}
+	}
+	t.Logf("closest refined vertex: %.2f mm from the sphere", closest*1000)
+	if !moved {
+		t.Error("the first sheet was not refined")
+	}
+	if closest > 0.006 || closest < -0.002 {
+		t.Errorf("closest refined vertex %.2f mm from the sphere, want within [-2, 6] mm (resting on it)", closest*1000)
+	}
+}
+
 // TestMaterial checks that the refined patch is the same material: its
 // mass is the coarse triangles' (density × area) and its rest edges half
 // the coarse ones.
