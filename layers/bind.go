@@ -208,11 +208,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		if s >= 0 {
 			continue
 		}
-		q = slideOut(q, s, cn, cb.no)
-		if o := q.Sub(cb.po).Dot(cb.no) - sb.thick; o < 0 {
-			q = q.AddScaled(-o, cb.no)
-		}
-		x[cb.v] = q
+		x[cb.v] = pushOut(q, s, cn, cb.po, cb.no, sb.thick)
 	}
 }
 
@@ -331,16 +327,46 @@ func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, d
 	return tri, bary, math.Sqrt(best), group, ok
 }
 
-// slideOut moves q, s (< 0) from outside the plane of normal n, out of
-// it along the tangent plane of normal own, so that the push does not
-// drive it into its own limb; where the two planes nearly face each other
-// it moves along n.
-func slideOut(q geom.Vec3, s float64, n, own geom.Vec3) geom.Vec3 {
-	d := n.AddScaled(-n.Dot(own), own)
+// pushOut moves q, s (< 0) from outside the plane of normal n by the
+// thickness, out of it while keeping it the thickness outside its own
+// tangent plane (point po, normal own) where it can:
+//   - where the planes meet at an angle (1 − (n·own)² > crossSlideMin) it
+//     slides along the own plane, so that the push does not drive it into
+//     its own limb;
+//   - where they face each other (n·own < 0: the cloth between an arm and
+//     the torso) it moves along n. Moving t changes its clearances beyond
+//     the thickness to s + t (other) and a + t(n·own) (own). It moves by
+//     −s if that leaves the own clearance ≥ 0. Otherwise the parts leave
+//     less than twice the thickness between them: it goes where the two
+//     clearances are equal, t = (a − s)/(1 − n·own), the midpoint of the
+//     gap, while that is outside both (common clearance ≥ −thickness);
+//     where the parts overlap (skinning sinks the arm into the torso) no
+//     point is outside both and it stays the thickness outside its own
+//     part (t = −a/(n·own), or not at all when a < 0), on the surface
+//     nearest to it;
+//   - else (parallel planes) it moves along n and back out of the own plane.
+func pushOut(q geom.Vec3, s float64, n, po, own geom.Vec3, thick float64) geom.Vec3 {
+	c := n.Dot(own)
+	d := n.AddScaled(-c, own)
 	if k := d.Dot(n); k > crossSlideMin {
-		return q.AddScaled(-s/k, d)
+		q = q.AddScaled(-s/k, d)
+	} else if c < 0 {
+		a := q.Sub(po).Dot(own) - thick
+		t := -s
+		if a+t*c < 0 {
+			t = (a - s) / (1 - c)
+			if s+t < -thick {
+				t = max(0, -a/c)
+			}
+		}
+		return q.AddScaled(t, n)
+	} else {
+		q = q.AddScaled(-s, n)
 	}
-	return q.AddScaled(-s, n)
+	if o := q.Sub(po).Dot(own) - thick; o < 0 {
+		q = q.AddScaled(-o, own)
+	}
+	return q
 }
 
 // near returns the triangles of group g whose centroids lie within

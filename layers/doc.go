@@ -58,8 +58,10 @@
 //     gives a plane (far bindings rescan every fourth frame); within 5 cm
 //     of it a tight vertex, or a loose vertex's anchor, is pushed out of
 //     it by sliding along its own tangent plane (so that it is not driven
-//     into its own limb), and a loose vertex's sphere shrinks to stay
-//     outside it. Loose particles themselves are not pushed (that squeezed
+//     into its own limb; where the two surfaces face each other with
+//     less than twice the thickness between them it goes to the middle
+//     of the gap, and where they overlap it stays outside its own part),
+//     and a loose vertex's sphere shrinks to stay outside it. Loose particles themselves are not pushed (that squeezed
 //     them into their own limb).
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
