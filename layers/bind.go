@@ -149,10 +149,8 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		}
 		// the adjacent part first: the push out of a part further away
 		// comes last, so that it settles cloth squeezed between the two
-		if !sphere(i) {
-			if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach); ok {
-				bindTo(ct, cb, d, g, true)
-			}
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach); ok {
+			bindTo(ct, cb, d, g, true)
 		}
 		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 2, crossReach); ok {
 			bindTo(ct, cb, d, g, false)
@@ -211,16 +209,11 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		q, tc := dst[cb.v], cb.tri
 		switch {
 		case cb.c1 == cb.c0:
-		case cb.best < 0 || cb.off || (sb.frame+k)%crossFull == 0:
+		case cb.best < 0 || cb.off || (sb.frame+k)%crossFull == 0 ||
+			cb.bestD <= crossNear*crossNear && (sb.frame+k)%crossRescan == 0:
 			// all candidates: at the start, and now and then (staggered)
 			// in case the walk below stopped in a local minimum
-			best := math.Inf(1)
-			for _, t := range sb.cand[cb.c0:cb.c1] {
-				if d := sb.cent[t].Dist2(q); d < best {
-					best, cb.best = d, t
-				}
-			}
-			cb.bestD = best
+			sb.scan(cb, q)
 		case cb.bestD <= crossNear*crossNear || (sb.frame+k)%crossRescan == 0:
 			sb.walk(cb, q)
 		default:
@@ -242,6 +235,17 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		cb.po = a.Scale(bc[0]).AddScaled(bc[1], b).AddScaled(bc[2], c)
 	}
 	sb.push(dst, true)
+}
+
+// scan chooses cb's candidate whose centroid is nearest q among all.
+func (sb *surfaceBinding) scan(cb *crossBind, q geom.Vec3) {
+	best := math.Inf(1)
+	for _, t := range sb.cand[cb.c0:cb.c1] {
+		if d := sb.cent[t].Dist2(q); d < best {
+			best, cb.best = d, t
+		}
+	}
+	cb.bestD = best
 }
 
 // walk moves cb's chosen candidate to the edge neighbour (of its part)
@@ -282,6 +286,10 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > sb.thick {
 				continue
 			}
+			// the walk can stop short of the nearest centroid where the
+			// part's triangles are not edge-connected: all candidates
+			// here, where it matters
+			sb.scan(cb, q)
 			p, n, ok := sb.exactPlane(cb, q)
 			if !ok || p.Dist2(q) > crossExact*crossExact {
 				continue
@@ -309,8 +317,8 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 // plus crossSlack and at most crossCheck.
 const (
 	crossReach = 0.15
-	// adjReach (m): non-loose vertices this near a part one joint from
-	// their own get an adjacent binding
+	// adjReach (m): vertices this near a part one joint from their own
+	// get an adjacent binding
 	adjReach   = 0.06
 	crossSlack = 0.02
 	crossCheck = 0.05

@@ -56,8 +56,8 @@
 //     candidate triangles of that part within 12 cm of its closest point
 //     there. Each frame the candidate whose centroid is nearest the vertex
 //     gives a plane: it is followed by walking across edges to nearer
-//     centroids (far bindings every fourth frame; all candidates every
-//     sixteenth, staggered). Within 5 cm of it a tight vertex, or a loose
+//     centroids (far bindings every fourth frame), and all candidates are
+//     scanned every sixteenth frame, or fourth within 6 cm (staggered). Within 5 cm of it a tight vertex, or a loose
 //     vertex's anchor, is pushed out of it by sliding along its own
 //     tangent plane (so that it is not driven into its own limb; where the
 //     two surfaces face each other with less than twice the thickness
@@ -65,8 +65,7 @@
 //     overlap it stays outside its own part), and a loose vertex's sphere
 //     shrinks to stay outside it. Loose particles themselves are not
 //     pushed (that squeezed them into their own limb).
-//   - A vertex that is not loose, within 6 cm of a part one joint from its
-//     own (the back of the thigh and the calf), gets the same binding to
+//   - A vertex within 6 cm of a part one joint from its own (the back of the thigh and the calf), gets the same binding to
 //     that part (up to 48 candidates within 8 cm), followed only while
 //     the joint between them is bent more than 25° from the rest pose
 //     (|q_parent·q_child| < cos 12.5° of the skinning rotations), and
@@ -74,8 +73,9 @@
 //     surfaces of parts that meet at a joint are continuous at rest.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
-//     Options.Thickness outside its plane gets the exact closest point on
-//     the body triangles around that candidate's corners, and the angle-
+//     Options.Thickness outside its plane gets the candidate nearest it
+//     (all scanned) and the exact closest point on the body triangles
+//     around that candidate's corners, and the angle-
 //     weighted pseudo-normal of the feature it lies on (face, edge or
 //     corner, from all the body triangles there; Bærentzen and Aanæs
 //     2005), whose sign tells inside from outside as the body's signed
