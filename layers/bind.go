@@ -67,12 +67,14 @@ type crossBind struct {
 	// pushing the vertex
 	sphere bool
 	// adj: the other part is one joint from the vertex's own (the shin
-	// for cloth on the back of the thigh); only the output's exact test
-	// uses it, the cheap plane being no test across a joint whose
-	// surfaces are continuous at rest
+	// for cloth on the back of the thigh), or a loose vertex's second
+	// part; only the output's exact test uses it, for cloth inside (the
+	// cheap plane is no test across a joint whose surfaces are continuous
+	// at rest)
 	adj bool
-	// jc and jp are the child and parent joints of an adjacent binding's
-	// parts; off is true while the joint is nearly straight (not followed)
+	// jc and jp are the joints of an adj binding's two parts (the deeper
+	// in the skeleton first); off is true while the parts are turned less
+	// than adjBend from each other from the rest pose (not followed)
 	jc, jp int32
 	off    bool
 }
@@ -121,8 +123,8 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
 		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj bool) {
-			// the joint between the parts: the child's rotation relative
-			// to its parent's bends it
+			// the parts' joints (for an adjacent part, the joint between
+			// them: the child's rotation relative to its parent's bends it)
 			jc, jp := int32(cross.groups[g].joint), int32(cross.triJ[h.Tri])
 			if cross.depth[jp] > cross.depth[jc] {
 				jc, jp = jp, jc
@@ -149,10 +151,15 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		}
 		// the adjacent part first: the push out of a part further away
 		// comes last, so that it settles cloth squeezed between the two
-		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach); ok {
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach, -1); ok {
 			bindTo(ct, cb, d, g, true)
 		}
-		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 2, crossReach); ok {
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 2, crossReach, -1); ok {
+			// the next nearest part too (the raised thigh against the
+			// belly, beside the other thigh), for the exact test only
+			if ct, cb, d, g2, ok := cross.find(p, int(h.Tri), 2, secondReach, g); ok && sphere(i) {
+				bindTo(ct, cb, d, g2, true)
+			}
 			bindTo(ct, cb, d, g, false)
 		}
 	}
@@ -197,7 +204,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		// the other part slides past it (an arm swinging beside the torso)
 		// (a full scan only when the part was near last time, or every
 		// crossRescan frames, staggered)
-		if cb.adj {
+		if cb.adj && cb.jc >= 0 {
 			// |q_p·q_c| = cos(θ/2), θ the angle of the child's rotation
 			// relative to the parent's (skinning matrices are relative to
 			// the rest pose)
@@ -335,6 +342,9 @@ const (
 	adjCand  = 0.08
 	adjCands = 48
 	adjBend  = 25 * math.Pi / 180
+	// secondReach (m): a loose vertex this near a second part two or
+	// more joints away gets a binding to it as to an adjacent part
+	secondReach = 0.10
 	// a binding whose chosen candidate was farther than crossNear (m)
 	// follows the other part only every crossRescan frames; every
 	// crossFull frames it scans all its candidates; crossWalk bounds the
@@ -421,11 +431,11 @@ func (cf *crossFinder) treeDist(a, b int) int {
 // find returns the closest triangle (body id) and barycentric point within
 // reach of p on a body part minTree or more joints from triangle own's
 // (exactly one for minTree 1), with p outside it, and the distance.
-func (cf *crossFinder) find(p geom.Vec3, own, minTree int, reach float64) (tri int32, bary [3]float64, dist float64, group int, ok bool) {
+func (cf *crossFinder) find(p geom.Vec3, own, minTree int, reach float64, skip int) (tri int32, bary [3]float64, dist float64, group int, ok bool) {
 	oj := cf.triJ[own]
 	best := reach * reach
 	for gi, g := range cf.groups {
-		if td := cf.treeDist(g.joint, oj); g.box.Dist2(p) > best || td < minTree || minTree == 1 && td > 1 {
+		if td := cf.treeDist(g.joint, oj); gi == skip || g.box.Dist2(p) > best || td < minTree || minTree == 1 && td > 1 {
 			continue
 		}
 		h, hit := g.bvh.ClosestPointWithin(p, math.Sqrt(best))

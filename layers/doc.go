@@ -65,12 +65,18 @@
 //     overlap it stays outside its own part), and a loose vertex's sphere
 //     shrinks to stay outside it. Loose particles themselves are not
 //     pushed (that squeezed them into their own limb).
-//   - A vertex within 6 cm of a part one joint from its own (the back of the thigh and the calf), gets the same binding to
-//     that part (up to 48 candidates within 8 cm), followed only while
+//   - A vertex within 6 cm of a part one joint from its own (the back of
+//     the thigh and the calf) gets the same binding to that part (up to
+//     48 candidates within 8 cm), followed only while
 //     the joint between them is bent more than 25° from the rest pose
 //     (|q_parent·q_child| < cos 12.5° of the skinning rotations), and
 //     used only by the exact test below, for cloth inside that part: the
 //     surfaces of parts that meet at a joint are continuous at rest.
+//   - A loose vertex also gets such a binding to the next nearest part
+//     two or more joints away within 10 cm (the raised thigh against the
+//     belly, beside the other thigh), followed while the two parts are
+//     turned more than 25° from each other from the rest pose, and used
+//     in the same way.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
 //     Options.Thickness outside its plane gets the candidate nearest it
