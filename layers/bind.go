@@ -2,6 +2,7 @@ package layers
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/pleat-dev/pleat/character"
@@ -30,7 +31,15 @@ type surfaceBinding struct {
 	cand  []int32     // candidate triangles of the cross bindings (ids in ctris)
 	ctris [][3]int32  // the distinct candidate triangles (used-vertex ids)
 	cent  []geom.Vec3 // their centroids (last place)
-	frame int         // place calls, for the staggered candidate scans
+	// the body triangles around each candidate triangle's corners (all
+	// parts), for the pseudo-normals of the exact test: those around used
+	// vertex u are ringT[ring[2u]:ring[2u+1]] (used-vertex ids)
+	ring  []int32
+	ringT [][3]int32
+	// nbr are each candidate triangle's neighbours across its edges that
+	// are candidates of the same part (ids in ctris, −1 for none)
+	nbr   [][3]int32
+	frame int // place calls, for the staggered candidate scans
 	thick float64
 }
 
@@ -57,6 +66,17 @@ type crossBind struct {
 	// sphere: the binding bounds a loose sphere (looseLayer) instead of
 	// pushing the vertex
 	sphere bool
+	// adj: the other part is one joint from the vertex's own (the shin
+	// for cloth on the back of the thigh), or a loose vertex's second
+	// part; only the output's exact test uses it, for cloth inside (the
+	// cheap plane is no test across a joint whose surfaces are continuous
+	// at rest)
+	adj bool
+	// jc and jp are the joints of an adj binding's two parts (the deeper
+	// in the skeleton first); off is true while the parts are turned less
+	// than adjBend from each other from the rest pose (not followed)
+	jc, jp int32
+	off    bool
 }
 
 func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
@@ -77,6 +97,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		local: make([]geom.Vec3, len(verts)), valid: make([]bool, len(verts))}
 	used := map[int32]int32{}
 	ctID := map[int32]int32{} // body triangle -> ctris id
+	var ctBody []int32        // ctris id -> body triangle
 	var ids []int32
 	id := func(v int32) int32 {
 		if k, ok := used[v]; ok {
@@ -101,23 +122,48 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		if ct, cb, d, g, ok := cross.find(p, int(h.Tri)); ok {
+		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj bool) {
+			// the parts' joints (for an adjacent part, the joint between
+			// them: the child's rotation relative to its parent's bends it)
+			jc, jp := int32(cross.groups[g].joint), int32(cross.triJ[h.Tri])
+			if cross.depth[jp] > cross.depth[jc] {
+				jc, jp = jp, jc
+			}
 			t := body.Tris[ct]
 			c0 := int32(len(sb.cand))
-			for _, ct := range cross.near(g, t, cb) {
+			reach, most := crossCand, crossCands
+			if adj {
+				reach, most = adjCand, adjCands
+			}
+			for _, ct := range cross.near(g, t, cb, reach, most) {
 				t := body.Tris[ct]
 				k, ok := ctID[ct]
 				if !ok {
 					k = int32(len(sb.ctris))
 					ctID[ct] = k
+					ctBody = append(ctBody, ct)
 					sb.ctris = append(sb.ctris, [3]int32{id(t[0]), id(t[1]), id(t[2])})
 				}
 				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), best: -1, c0: c0, c1: int32(len(sb.cand))})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand))})
+		}
+		// the adjacent part first: the push out of a part further away
+		// comes last, so that it settles cloth squeezed between the two
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach, -1); ok {
+			bindTo(ct, cb, d, g, true)
+		}
+		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 2, crossReach, -1); ok {
+			// the next nearest part too (the raised thigh against the
+			// belly, beside the other thigh), for the exact test only
+			if ct, cb, d, g2, ok := cross.find(p, int(h.Tri), 2, secondReach, g); ok && sphere(i) {
+				bindTo(ct, cb, d, g2, true)
+			}
+			bindTo(ct, cb, d, g, false)
 		}
 	}
+	sb.rings(body, ctBody, cross.triJ, ctID, id)
 	sb.skinP = make([]geom.Vec3, len(verts))
 	sb.cent = make([]geom.Vec3, len(sb.ctris))
 	sb.rest = make([]geom.Vec3, len(ids))
@@ -158,18 +204,31 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		// the other part slides past it (an arm swinging beside the torso)
 		// (a full scan only when the part was near last time, or every
 		// crossRescan frames, staggered)
-		q, tc := dst[cb.v], cb.tri
-		if cb.best >= 0 && cb.bestD > crossNear*crossNear && (sb.frame+k)%crossRescan != 0 {
-			cb.p, tc = sb.cent[cb.best], sb.ctris[cb.best]
-			cb.bestD = cb.p.Dist2(q)
-		} else if cb.c1 > cb.c0 {
-			best := math.Inf(1)
-			for _, t := range sb.cand[cb.c0:cb.c1] {
-				if d := sb.cent[t].Dist2(q); d < best {
-					best, cb.best = d, t
-				}
+		if cb.adj && cb.jc >= 0 {
+			// |q_p·q_c| = cos(θ/2), θ the angle of the child's rotation
+			// relative to the parent's (skinning matrices are relative to
+			// the rest pose)
+			if c := math.Abs(skin[cb.jp].R.Dot(skin[cb.jc].R)); c > adjBendCos {
+				cb.off = true
+				continue
 			}
-			cb.p, tc, cb.bestD = sb.cent[cb.best], sb.ctris[cb.best], best
+		}
+		q, tc := dst[cb.v], cb.tri
+		switch {
+		case cb.c1 == cb.c0:
+		case cb.best < 0 || cb.off || (sb.frame+k)%crossFull == 0 ||
+			cb.bestD <= crossNear*crossNear && (sb.frame+k)%crossRescan == 0:
+			// all candidates: at the start, and now and then (staggered)
+			// in case the walk below stopped in a local minimum
+			sb.scan(cb, q)
+		case cb.bestD <= crossNear*crossNear || (sb.frame+k)%crossRescan == 0:
+			sb.walk(cb, q)
+		default:
+			cb.bestD = sb.cent[cb.best].Dist2(q)
+		}
+		cb.off = false
+		if cb.best >= 0 {
+			cb.p, tc = sb.cent[cb.best], sb.ctris[cb.best]
 		}
 		a, b, c := x[tc[0]], x[tc[1]], x[tc[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
@@ -185,17 +244,59 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 	sb.push(dst, true)
 }
 
+// scan chooses cb's candidate whose centroid is nearest q among all.
+func (sb *surfaceBinding) scan(cb *crossBind, q geom.Vec3) {
+	best := math.Inf(1)
+	for _, t := range sb.cand[cb.c0:cb.c1] {
+		if d := sb.cent[t].Dist2(q); d < best {
+			best, cb.best = d, t
+		}
+	}
+	cb.bestD = best
+}
+
+// walk moves cb's chosen candidate to the edge neighbour (of its part)
+// whose centroid is nearer q, while there is one, at most crossWalk
+// steps: the other part moves little in a frame, so the nearest centroid
+// moves little over its surface.
+func (sb *surfaceBinding) walk(cb *crossBind, q geom.Vec3) {
+	cur := cb.best
+	d := sb.cent[cur].Dist2(q)
+	for range crossWalk {
+		next := int32(-1)
+		for _, nb := range sb.nbr[cur] {
+			if nb >= 0 {
+				if dn := sb.cent[nb].Dist2(q); dn < d {
+					d, next = dn, nb
+				}
+			}
+		}
+		if next < 0 {
+			break
+		}
+		cur = next
+	}
+	cb.best, cb.bestD = cur, d
+}
+
 // push keeps the cross-bound vertices of x outside the other body part's
 // tangent plane (as posed by the last place) where it is within reach.
 func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
+		if cb.adj && (anchors || cb.off) {
+			continue
+		}
 		cp, cn := cb.p, cb.n
 		if !anchors && cb.c1 > cb.c0 {
 			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > sb.thick {
 				continue
 			}
+			// the walk can stop short of the nearest centroid where the
+			// part's triangles are not edge-connected: all candidates
+			// here, where it matters
+			sb.scan(cb, q)
 			p, n, ok := sb.exactPlane(cb, q)
 			if !ok || p.Dist2(q) > crossExact*crossExact {
 				continue
@@ -204,15 +305,16 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		} else if q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
-		s := q.Sub(cp).Dot(cn) - sb.thick
-		if s >= 0 {
+		s := q.Sub(cp).Dot(cn)
+		if s >= 0 && cb.adj {
+			// at a joint the parts' surfaces are continuous at rest: only
+			// cloth inside the adjacent part is pushed
 			continue
 		}
-		q = slideOut(q, s, cn, cb.no)
-		if o := q.Sub(cb.po).Dot(cb.no) - sb.thick; o < 0 {
-			q = q.AddScaled(-o, cb.no)
+		if s -= sb.thick; s >= 0 {
+			continue
 		}
-		x[cb.v] = q
+		x[cb.v] = pushOut(q, s, cn, cb.po, cb.no, sb.thick)
 	}
 }
 
@@ -222,6 +324,9 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 // plus crossSlack and at most crossCheck.
 const (
 	crossReach = 0.15
+	// adjReach (m): vertices this near a part one joint from their own
+	// get an adjacent binding
+	adjReach   = 0.06
 	crossSlack = 0.02
 	crossCheck = 0.05
 	// crossSlideMin is the least 1 − (n·n_own)² for which the push slides
@@ -231,14 +336,30 @@ const (
 	// triangles around its rest point
 	crossCand  = 0.12
 	crossCands = 96
+	// adjCand and adjCands bound an adjacent binding's candidates; it is
+	// followed only while the joint between the parts is bent more than
+	// adjBend (rad) from the rest pose
+	adjCand  = 0.08
+	adjCands = 48
+	adjBend  = 25 * math.Pi / 180
+	// secondReach (m): a loose vertex this near a second part two or
+	// more joints away gets a binding to it as to an adjacent part
+	secondReach = 0.10
 	// a binding whose chosen candidate was farther than crossNear (m)
-	// rescans its candidates only every crossRescan frames
+	// follows the other part only every crossRescan frames; every
+	// crossFull frames it scans all its candidates; crossWalk bounds the
+	// steps of a frame's walk
 	crossNear   = 0.06
 	crossRescan = 4
+	crossFull   = 16
+	crossWalk   = 16
 	// crossExact (m): the output's exact test runs for vertices within it
 	// of the chosen candidate's centroid
 	crossExact = 0.08
 )
+
+// adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend.
+var adjBendCos = math.Cos(adjBend / 2)
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
 // strongest joint is at least two joints away in the skeleton from a given
@@ -308,13 +429,13 @@ func (cf *crossFinder) treeDist(a, b int) int {
 }
 
 // find returns the closest triangle (body id) and barycentric point within
-// crossReach of p on another body part than triangle own's, with p outside
-// it, and the distance.
-func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, dist float64, group int, ok bool) {
+// reach of p on a body part minTree or more joints from triangle own's
+// (exactly one for minTree 1), with p outside it, and the distance.
+func (cf *crossFinder) find(p geom.Vec3, own, minTree int, reach float64, skip int) (tri int32, bary [3]float64, dist float64, group int, ok bool) {
 	oj := cf.triJ[own]
-	best := crossReach * crossReach
+	best := reach * reach
 	for gi, g := range cf.groups {
-		if g.box.Dist2(p) > best || cf.treeDist(g.joint, oj) < 2 {
+		if td := cf.treeDist(g.joint, oj); gi == skip || g.box.Dist2(p) > best || td < minTree || minTree == 1 && td > 1 {
 			continue
 		}
 		h, hit := g.bvh.ClosestPointWithin(p, math.Sqrt(best))
@@ -331,22 +452,52 @@ func (cf *crossFinder) find(p geom.Vec3, own int) (tri int32, bary [3]float64, d
 	return tri, bary, math.Sqrt(best), group, ok
 }
 
-// slideOut moves q, s (< 0) from outside the plane of normal n, out of
-// it along the tangent plane of normal own, so that the push does not
-// drive it into its own limb; where the two planes nearly face each other
-// it moves along n.
-func slideOut(q geom.Vec3, s float64, n, own geom.Vec3) geom.Vec3 {
-	d := n.AddScaled(-n.Dot(own), own)
+// pushOut moves q, s (< 0) from outside the plane of normal n by the
+// thickness, out of it while keeping it the thickness outside its own
+// tangent plane (point po, normal own) where it can:
+//   - where the planes meet at an angle (1 − (n·own)² > crossSlideMin) it
+//     slides along the own plane, so that the push does not drive it into
+//     its own limb;
+//   - where they face each other (n·own < 0: the cloth between an arm and
+//     the torso) it moves along n. Moving t changes its clearances beyond
+//     the thickness to s + t (other) and a + t(n·own) (own). It moves by
+//     −s if that leaves the own clearance ≥ 0. Otherwise the parts leave
+//     less than twice the thickness between them: it goes where the two
+//     clearances are equal, t = (a − s)/(1 − n·own), the midpoint of the
+//     gap, while that is outside both (common clearance ≥ −thickness);
+//     where the parts overlap (skinning sinks the arm into the torso) no
+//     point is outside both and it stays the thickness outside its own
+//     part (t = −a/(n·own), or not at all when a < 0), on the surface
+//     nearest to it;
+//   - else (parallel planes) it moves along n and back out of the own plane.
+func pushOut(q geom.Vec3, s float64, n, po, own geom.Vec3, thick float64) geom.Vec3 {
+	c := n.Dot(own)
+	d := n.AddScaled(-c, own)
 	if k := d.Dot(n); k > crossSlideMin {
-		return q.AddScaled(-s/k, d)
+		q = q.AddScaled(-s/k, d)
+	} else if c < 0 {
+		a := q.Sub(po).Dot(own) - thick
+		t := -s
+		if a+t*c < 0 {
+			t = (a - s) / (1 - c)
+			if s+t < -thick {
+				t = max(0, -a/c)
+			}
+		}
+		return q.AddScaled(t, n)
+	} else {
+		q = q.AddScaled(-s, n)
 	}
-	return q.AddScaled(-s, n)
+	if o := q.Sub(po).Dot(own) - thick; o < 0 {
+		q = q.AddScaled(-o, own)
+	}
+	return q
 }
 
 // near returns the triangles of group g whose centroids lie within
-// crossCand of the point bary on triangle t (rest pose), at most
-// crossCands of them, nearest first.
-func (cf *crossFinder) near(g int, t [3]int32, bary [3]float64) []int32 {
+// reach of the point bary on triangle t (rest pose), at most most of
+// them, nearest first.
+func (cf *crossFinder) near(g int, t [3]int32, bary [3]float64, reach float64, most int) []int32 {
 	v := cf.body.Verts
 	p := v[t[0]].Scale(bary[0]).AddScaled(bary[1], v[t[1]]).AddScaled(bary[2], v[t[2]])
 	type cd struct {
@@ -357,16 +508,73 @@ func (cf *crossFinder) near(g int, t [3]int32, bary [3]float64) []int32 {
 	for _, ct := range cf.groups[g].tris {
 		tr := cf.body.Tris[ct]
 		c := v[tr[0]].Add(v[tr[1]]).Add(v[tr[2]]).Scale(1.0 / 3)
-		if d := c.Dist2(p); d <= crossCand*crossCand {
+		if d := c.Dist2(p); d <= reach*reach {
 			out = append(out, cd{ct, d})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].d < out[j].d || out[i].d == out[j].d && out[i].t < out[j].t })
-	ids := make([]int32, 0, min(len(out), crossCands))
-	for _, c := range out[:min(len(out), crossCands)] {
+	ids := make([]int32, 0, min(len(out), most))
+	for _, c := range out[:min(len(out), most)] {
 		ids = append(ids, c.t)
 	}
 	return ids
+}
+
+// rings fills sb.ring and sb.ringT for the corners of the candidate
+// triangles (body ids ctBody, ctris ids ctID, triJ the body triangles'
+// parts) and sb.nbr; id gives (and adds) used-vertex ids.
+func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctID map[int32]int32, id func(int32) int32) {
+	inc := make([][]int32, len(body.Verts))
+	for t, tr := range body.Tris {
+		for _, v := range tr {
+			inc[v] = append(inc[v], int32(t))
+		}
+	}
+	sb.nbr = make([][3]int32, len(ctBody))
+	for k, ct := range ctBody {
+		tr := body.Tris[ct]
+		for e := range 3 {
+			sb.nbr[k][e] = -1
+			u, w := tr[e], tr[(e+1)%3]
+			for _, o := range inc[u] {
+				if o == ct || triJ[o] != triJ[ct] || !slices.Contains(body.Tris[o][:], w) {
+					continue
+				}
+				if c, ok := ctID[o]; ok {
+					sb.nbr[k][e] = c
+				}
+			}
+		}
+	}
+	seen := map[int32]bool{}
+	var corners []int32 // body ids of the candidates' corners, in order
+	for _, ct := range ctBody {
+		for _, v := range body.Tris[ct] {
+			if !seen[v] {
+				seen[v] = true
+				corners = append(corners, v)
+			}
+		}
+	}
+	around := make([][][3]int32, len(corners))
+	for i, v := range corners {
+		for _, t := range inc[v] {
+			tr := body.Tris[t]
+			around[i] = append(around[i], [3]int32{id(tr[0]), id(tr[1]), id(tr[2])})
+		}
+	}
+	// the used ids are final now
+	n := 0
+	for _, v := range corners {
+		n = max(n, int(id(v))+1)
+	}
+	sb.ring = make([]int32, 2*n)
+	for i, v := range corners {
+		u := id(v)
+		sb.ring[2*u] = int32(len(sb.ringT))
+		sb.ringT = append(sb.ringT, around[i]...)
+		sb.ring[2*u+1] = int32(len(sb.ringT))
+	}
 }
 
 // keepOut keeps every bound vertex of x outside the tangent plane of its

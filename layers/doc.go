@@ -55,20 +55,38 @@
 //     at rest (a sleeve's underside and the torso) keeps up to 96
 //     candidate triangles of that part within 12 cm of its closest point
 //     there. Each frame the candidate whose centroid is nearest the vertex
-//     gives a plane (far bindings rescan every fourth frame); within 5 cm
-//     of it a tight vertex, or a loose vertex's anchor, is pushed out of
-//     it by sliding along its own tangent plane (so that it is not driven
-//     into its own limb), and a loose vertex's sphere shrinks to stay
-//     outside it. Loose particles themselves are not pushed (that squeezed
-//     them into their own limb).
+//     gives a plane: it is followed by walking across edges to nearer
+//     centroids (far bindings every fourth frame), and all candidates are
+//     scanned every sixteenth frame, or fourth within 6 cm (staggered). Within 5 cm of it a tight vertex, or a loose
+//     vertex's anchor, is pushed out of it by sliding along its own
+//     tangent plane (so that it is not driven into its own limb; where the
+//     two surfaces face each other with less than twice the thickness
+//     between them it goes to the middle of the gap, and where they
+//     overlap it stays outside its own part), and a loose vertex's sphere
+//     shrinks to stay outside it. Loose particles themselves are not
+//     pushed (that squeezed them into their own limb).
+//   - A vertex within 6 cm of a part one joint from its own (the back of
+//     the thigh and the calf) gets the same binding to that part (up to
+//     48 candidates within 8 cm), followed only while
+//     the joint between them is bent more than 25° from the rest pose
+//     (|q_parent·q_child| < cos 12.5° of the skinning rotations), and
+//     used only by the exact test below, for cloth inside that part: the
+//     surfaces of parts that meet at a joint are continuous at rest.
+//   - A loose vertex also gets such a binding to the next nearest part
+//     two or more joints away within 10 cm (the raised thigh against the
+//     belly, beside the other thigh), followed while the two parts are
+//     turned more than 25° from each other from the rest pose, and used
+//     in the same way.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
-//     Options.Thickness outside its plane gets the exact closest point on the candidates near it
-//     (centroids within the nearest one's distance plus 2 cm) and the
-//     mean normal of the triangles sharing that point (the direction of
-//     the angle-weighted pseudo-normal at an edge or corner); inside, it
-//     is pushed out as above. This catches cloth deep inside the other
-//     part, beyond the plane's trusted reach.
+//     Options.Thickness outside its plane gets the candidate nearest it
+//     (all scanned) and the exact closest point on the body triangles
+//     around that candidate's corners, and the angle-
+//     weighted pseudo-normal of the feature it lies on (face, edge or
+//     corner, from all the body triangles there; Bærentzen and Aanæs
+//     2005), whose sign tells inside from outside as the body's signed
+//     distance does; inside, it is pushed out as above. This catches
+//     cloth deep inside the other part, beyond the plane's trusted reach.
 //
 // # Classification
 //

@@ -2,86 +2,136 @@ package layers
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pleat-dev/pleat/geom"
 )
 
-// closestOnTri returns the point of triangle abc closest to p (Ericson,
-// Real-Time Collision Detection §5.1.5).
-func closestOnTri(p, a, b, c geom.Vec3) geom.Vec3 {
+// Features of a triangle abc on which a closest point lies (closestOnTri).
+const (
+	featFace = iota
+	featA    // corners
+	featB
+	featC
+	featAB // edges
+	featAC
+	featBC
+)
+
+// closestOnTri returns the point of triangle abc closest to p and the
+// feature it lies on (Ericson, Real-Time Collision Detection §5.1.5).
+// Corners are returned exactly, so that the triangles sharing a corner
+// find the same point.
+func closestOnTri(p, a, b, c geom.Vec3) (geom.Vec3, int) {
 	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
 	d1, d2 := ab.Dot(ap), ac.Dot(ap)
 	if d1 <= 0 && d2 <= 0 {
-		return a
+		return a, featA
 	}
 	bp := p.Sub(b)
 	d3, d4 := ab.Dot(bp), ac.Dot(bp)
 	if d3 >= 0 && d4 <= d3 {
-		return b
+		return b, featB
 	}
 	vc := d1*d4 - d3*d2
 	if vc <= 0 && d1 >= 0 && d3 <= 0 {
-		return a.AddScaled(d1/(d1-d3), ab)
+		return a.AddScaled(d1/(d1-d3), ab), featAB
 	}
 	cp := p.Sub(c)
 	d5, d6 := ab.Dot(cp), ac.Dot(cp)
 	if d6 >= 0 && d5 <= d6 {
-		return c
+		return c, featC
 	}
 	vb := d5*d2 - d1*d6
 	if vb <= 0 && d2 >= 0 && d6 <= 0 {
-		return a.AddScaled(d2/(d2-d6), ac)
+		return a.AddScaled(d2/(d2-d6), ac), featAC
 	}
 	va := d3*d6 - d5*d4
 	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
-		return b.AddScaled((d4-d3)/((d4-d3)+(d5-d6)), c.Sub(b))
+		return b.AddScaled((d4-d3)/((d4-d3)+(d5-d6)), c.Sub(b)), featBC
 	}
 	den := va + vb + vc
 	if den <= 0 {
-		return a
+		return a, featA
 	}
-	return a.AddScaled(vb/den, ab).AddScaled(vc/den, ac)
+	return a.AddScaled(vb/den, ab).AddScaled(vc/den, ac), featFace
 }
 
-// crossTriR (m) bounds the body triangles' centroid-to-corner distance.
-const crossTriR = 0.02
+// cornerAngle is the angle of triangle abc at a.
+func cornerAngle(a, b, c geom.Vec3) float64 {
+	u, w := b.Sub(a), c.Sub(a)
+	return math.Atan2(u.Cross(w).Len(), u.Dot(w))
+}
 
-// exactPlane returns the closest point to q on cb's candidate triangles
-// (as posed by the last place) and the mean normal of the candidates that
-// share it (a corner's or an edge's triangles: the pseudo-normal's
-// direction), ok false when there are none.
+// exactPlane returns the closest point to q on the body triangles around
+// cb's chosen candidate (as posed by the last place) and the angle-weighted pseudo-normal of the
+// feature it lies on (Bærentzen and Aanæs, IEEE TVCG 11(3), 2005), from
+// all the body's triangles there (a candidate patch is one part's, and
+// its features on the seam with the next part belong to both): the face
+// normal inside a face, the sum of the two faces' normals on an edge, the
+// sum of the normals of the faces around a corner weighted by their angles
+// there. With it the sign of (q − p)·n tells inside from outside exactly
+// for the closed body surface. ok is false where there are no candidates.
 func (sb *surfaceBinding) exactPlane(cb *crossBind, q geom.Vec3) (p, n geom.Vec3, ok bool) {
 	x := sb.posed
-	cands := sb.cand[cb.c0:cb.c1]
-	// the closest triangle's centroid lies within its circumradius
-	// (< crossTriR) of the closest point
-	r := math.Sqrt(sb.cent[cb.best].Dist2(q)) + crossTriR
-	r *= r
 	best := math.Inf(1)
-	var ties [4]int32
-	nt := 0
-	for _, t := range cands {
-		if sb.cent[t].Dist2(q) > r {
-			continue
-		}
-		tc := sb.ctris[t]
-		c := closestOnTri(q, x[tc[0]], x[tc[1]], x[tc[2]])
-		d := c.Dist2(q)
-		switch {
-		case d < best-1e-12:
-			best, p, nt = d, c, 1
-			ties[0] = t
-		case d <= best+1e-12 && nt < len(ties):
-			ties[nt] = t
-			nt++
+	var tc [3]int32
+	feat := -1
+	// the triangles around the corners of the chosen candidate (nearest
+	// centroid): the closest point lies on one of them
+	for _, v := range sb.ctris[cb.best] {
+		for _, tr := range sb.around(v) {
+			c, f := closestOnTri(q, x[tr[0]], x[tr[1]], x[tr[2]])
+			if d := c.Dist2(q); d < best {
+				best, p, tc, feat = d, c, tr, f
+			}
 		}
 	}
-	if nt == 0 {
+	switch {
+	case feat < 0:
+		return p, n, false
+	case feat == featFace:
+		return p, geom.TriangleNormal(x[tc[0]], x[tc[1]], x[tc[2]]).Unit(), true
+	case feat >= featAB:
+		// the edge's two faces: this one and the one across the edge in
+		// the ring of its first corner
+		u, w := tc[0], tc[1]
+		switch feat {
+		case featAC:
+			w = tc[2]
+		case featBC:
+			u, w = tc[1], tc[2]
+		}
+		n = geom.TriangleNormal(x[tc[0]], x[tc[1]], x[tc[2]]).Unit()
+		for _, t := range sb.around(u) {
+			if t != tc && slices.Contains(t[:], w) {
+				n = n.Add(geom.TriangleNormal(x[t[0]], x[t[1]], x[t[2]]).Unit())
+				break
+			}
+		}
+	default:
+		v := tc[feat-featA]
+		if len(sb.around(v)) == 0 {
+			// a corner beyond the rings: the face's normal
+			return p, geom.TriangleNormal(x[tc[0]], x[tc[1]], x[tc[2]]).Unit(), true
+		}
+		for _, t := range sb.around(v) {
+			k := slices.Index(t[:], v)
+			a, b, c := x[t[k]], x[t[(k+1)%3]], x[t[(k+2)%3]]
+			n = n.AddScaled(cornerAngle(a, b, c), geom.TriangleNormal(a, b, c).Unit())
+		}
+	}
+	if n = n.Unit(); n == (geom.Vec3{}) {
 		return p, n, false
 	}
-	for _, t := range ties[:nt] {
-		tc := sb.ctris[t]
-		n = n.Add(geom.TriangleNormal(x[tc[0]], x[tc[1]], x[tc[2]]).Unit())
+	return p, n, true
+}
+
+// around returns the body triangles around used vertex u (none where u is
+// no candidate's corner).
+func (sb *surfaceBinding) around(u int32) [][3]int32 {
+	if int(2*u+1) >= len(sb.ring) {
+		return nil
 	}
-	return p, n.Unit(), true
+	return sb.ringT[sb.ring[2*u]:sb.ring[2*u+1]]
 }

@@ -99,7 +99,9 @@ func (l *looseLayer) bindCross(sb *surfaceBinding) {
 	l.cross = make([]int32, len(l.idx))
 	at := make(map[int32]int32, len(sb.cross))
 	for k, cb := range sb.cross {
-		at[cb.v] = int32(k)
+		if !cb.adj {
+			at[cb.v] = int32(k)
+		}
 	}
 	for i, v := range l.idx {
 		l.cross[i] = -1
