@@ -378,5 +378,23 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	return st, nil
 }
 
+// TransferOnto writes into dst[:NumVerts()] the last Step's synthesized
+// fine garment moved onto the coarse positions coarse (Coarse().Mesh's
+// vertex order) by the Step's transfer (with pre-alignment unless
+// Options.NoPrealign), without the push-out: for diagnosis, the result
+// the pipeline would give if its coarse simulation had given coarse.
+func (p *Pipeline) TransferOnto(coarse, dst []geom.Vec3) error {
+	if p.frame == 0 {
+		return errors.New("online: TransferOnto before the first Step")
+	}
+	if len(coarse) != len(p.coarseX) || len(dst) < len(p.fine.Verts) {
+		return fmt.Errorf("online: TransferOnto %d coarse vertices into %d, want %d into %d", len(coarse), len(dst), len(p.coarseX), len(p.fine.Verts))
+	}
+	if p.align != nil {
+		return p.align.Apply(p.synthX, coarse, dst)
+	}
+	return p.transfer.Apply(p.synthX, coarse, dst)
+}
+
 // Transfer returns the pipeline's detail transfer (for Embed).
 func (p *Pipeline) Transfer() *wrinkle.Transfer { return p.transfer }
