@@ -253,6 +253,9 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 		return fmt.Errorf("--db %s: %w", f.db, err)
 	}
 	defer p.Close()
+	for _, n := range p.Notes() {
+		fmt.Fprintln(w, "coarse    ", n)
+	}
 	ev, err := evaluate(ctx, cmd, db, s, p, refCache)
 	if err != nil {
 		return err
@@ -322,6 +325,9 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 	defer bar.Finish()
 	for fr := 0; fr < n; fr++ {
 		pose := s.Clip.Poses[fr]
+		if fr+1 < n {
+			p.Ahead(s.Clip.Poses[fr+1])
+		}
 		st, err := p.Step(ctx, pose, x)
 		if err != nil {
 			return nil, err
