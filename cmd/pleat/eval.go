@@ -51,8 +51,8 @@ penetration of the result into the body, and the time per stage.`,
 	sf.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
-	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
-	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
+	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment, shared by its pieces (0: 700)")
+	fl.BoolVar(&f.quadric, "coarse-quadric", false, "decimate the coarse garment by quadric error instead of shortest edge first (even edges)")
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
@@ -515,6 +515,17 @@ func printEval(w io.Writer, ev *evalRun) {
 		}
 	}
 	printErrorOverTime(w, ev)
+	var clamped, released, undone int
+	var push wrinkle.PushStats
+	for _, st := range ev.stats {
+		clamped += st.Sim.Clamped
+		released += st.Sim.Released
+		undone += st.Sim.Undone
+		push.Add(st.Push)
+	}
+	fmt.Fprintf(w, "coarse simulation: %d vertex speeds clamped, %d contacts released, %d push-outs undone\n", clamped, released, undone)
+	fmt.Fprintf(w, "before the push-out: %d vertex-frames inside the body, %d more than 2 mm (%.3f%%)\n",
+		push.Inside, push.Deep, 100*float64(push.Deep)/math.Max(1, float64(n*ev.nf)))
 	vf := float64(n * ev.nf)
 	fmt.Fprintf(w, "penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000)

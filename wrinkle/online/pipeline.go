@@ -20,7 +20,7 @@ import (
 // Options configure a Pipeline. The zero value gives the defaults.
 type Options struct {
 	// Coarse says how the coarse garment is made (wrinkle.NewCoarse;
-	// the zero value: about 700 vertices by quadric decimation).
+	// the zero value: about 700 vertices, shortest edge first).
 	Coarse wrinkle.CoarseOptions
 	// FPS is the rate at which poses arrive, frames/s; 0 means 30.
 	FPS float64
