@@ -4,17 +4,20 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
-// TestNewCoarseFine checks quadric decimation of a fine piece far above
-// its budget (a sleeve-like tube of 12k vertices to 150): mesh.Simplify
+// TestNewCoarseFine checks quadric decimation (CoarseOptions.Quadric) of
+// a fine piece far above its budget (a sleeve-like tube of 12k vertices to
+// 150): mesh.Simplify
 // alone stops at about 600 vertices there (every collapse along the tube
 // costs no error until slivers block the rest), the pre-pass brings it to
 // the budget.
 func TestNewCoarseFine(t *testing.T) {
 	fine := tube(0.05, 0.6, 60, 200)
-	c, err := wrinkle.NewCoarse(fine, oneJoint(len(fine.Verts)), wrinkle.CoarseOptions{Verts: 150})
+	c, err := wrinkle.NewCoarse(fine, oneJoint(len(fine.Verts)), wrinkle.CoarseOptions{Verts: 150, Quadric: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,4 +40,57 @@ func TestNewCoarseFine(t *testing.T) {
 	}
 	slices.Sort(l)
 	t.Logf("%d vertices; edges: median %.0f mm, p99 %.0f mm, max %.0f mm", len(c.Mesh.Verts), l[len(l)/2]*1000, l[len(l)*99/100]*1000, l[len(l)-1]*1000)
+}
+
+// TestNewCoarseBudget checks the vertex budget: shared by the pieces
+// (connected components) in proportion to their vertex counts,
+// DefaultCoarseVerts by default; a piece under its share is kept whole; a
+// budget under 16 is refused. Both decimations keep to it.
+func TestNewCoarseBudget(t *testing.T) {
+	big, small := tube(0.05, 0.6, 60, 60), tube(0.05, 0.3, 30, 10)
+	two := joinMeshes(big, tube(0.06, 0.6, 60, 60))
+	for _, tc := range []struct {
+		name    string
+		fine    *mesh.Mesh
+		verts   int
+		quadric bool
+		lo, hi  []int // per piece
+	}{
+		{"default, one piece", big, 0, false, []int{650}, []int{750}},
+		{"default, two pieces", two, 0, false, []int{320, 320}, []int{380, 380}},
+		{"default, two pieces, quadric", two, 0, true, []int{320, 320}, []int{380, 380}},
+		{"600, two pieces", two, 600, false, []int{280, 280}, []int{320, 320}},
+		{"piece under budget", small, 0, false, []int{len(small.Verts)}, []int{len(small.Verts)}},
+		{"too small", big, 10, false, nil, nil},
+	} {
+		c, err := wrinkle.NewCoarse(tc.fine, oneJoint(len(tc.fine.Verts)), wrinkle.CoarseOptions{Verts: tc.verts, Quadric: tc.quadric})
+		if tc.lo == nil {
+			if err == nil {
+				t.Errorf("%s: no error", tc.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(c.Pieces) != len(tc.lo) {
+			t.Fatalf("%s: %d pieces, want %d", tc.name, len(c.Pieces), len(tc.lo))
+		}
+		for i, p := range c.Pieces {
+			if n := len(p.Mesh.Verts); n < tc.lo[i] || n > tc.hi[i] {
+				t.Errorf("%s: piece %d has %d vertices, want %d to %d", tc.name, i, n, tc.lo[i], tc.hi[i])
+			}
+		}
+	}
+}
+
+// joinMeshes returns a and b as one mesh of two components.
+func joinMeshes(a, b *mesh.Mesh) *mesh.Mesh {
+	m := &mesh.Mesh{Verts: append(append([]geom.Vec3(nil), a.Verts...), b.Verts...)}
+	m.Tris = append(m.Tris, a.Tris...)
+	off := int32(len(a.Verts))
+	for _, t := range b.Tris {
+		m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
+	}
+	return m
 }

@@ -33,7 +33,7 @@ func oneJoint(n int) skel.Weights {
 
 func coarseOf(t *testing.T, m *mesh.Mesh, verts int) *wrinkle.Coarse {
 	t.Helper()
-	c, err := wrinkle.NewCoarse(m, oneJoint(len(m.Verts)), wrinkle.CoarseOptions{Verts: verts, Uniform: true})
+	c, err := wrinkle.NewCoarse(m, oneJoint(len(m.Verts)), wrinkle.CoarseOptions{Verts: verts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestNewCoarse(t *testing.T) {
 		})
 	}
 	for _, uniform := range []bool{false, true} {
-		c, err := wrinkle.NewCoarse(sphere, oneJoint(len(sphere.Verts)), wrinkle.CoarseOptions{Verts: 300, Uniform: uniform})
+		c, err := wrinkle.NewCoarse(sphere, oneJoint(len(sphere.Verts)), wrinkle.CoarseOptions{Verts: 300, Quadric: !uniform})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ database, which is then built for them).`,
 	mf.add(cmd)
 	df.add(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&sy.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment of the synthesis (0: 700)")
+	fl.IntVar(&sy.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment of the synthesis, shared by its pieces (0: 700)")
 	fl.StringVarP(&outDir, "out", "o", "pleat-demo", "output folder")
 	return cmd
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,7 +28,7 @@ import (
 func newEvalCmd() *cobra.Command {
 	var sf sceneFlags
 	var f synthFlags
-	var reportOut string
+	var reportOut, refCache string
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Compare synthesis with a high-resolution simulation, the coarse simulation and skinning",
@@ -44,18 +45,19 @@ penetration of the result into the body, and the time per stage.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runEval(ctx, cmd, &sf, &f, reportOut)
+			return runEval(ctx, cmd, &sf, &f, reportOut, refCache)
 		},
 	}
 	sf.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
-	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
-	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
+	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment, shared by its pieces (0: 700)")
+	fl.BoolVar(&f.quadric, "coarse-quadric", false, "decimate the coarse garment by quadric error instead of shortest edge first (even edges)")
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
 	fl.StringVar(&reportOut, "report", "out/eval.html", "HTML report with the plots and tables")
+	fl.StringVar(&refCache, "reference-cache", "", "file that keeps the reference simulation's frames: read when it was made from the same database settings, character, garments and clip, else simulated and written")
 	_ = cmd.MarkFlagRequired("db")
 	return cmd
 }
@@ -81,7 +83,16 @@ type evalRun struct {
 	// regN[r] counts those vertex-frames.
 	regErr [][wrinkle.NumRoles + 1]float64
 	regN   [wrinkle.NumRoles + 1]int
+	// diag[d][frame] are the errors of the diagnostic results diagMethods.
+	diag [][]metrics.Error
 }
+
+// diagMethods are eval's diagnostic results, which split the error of
+// synthesized+transfer: the synthesized mesh transferred onto the
+// reference's own positions of the coarse vertices (the error left if the
+// coarse simulation were exact), and those positions embedded like the
+// coarse simulation (the error of the coarse mesh's resolution alone).
+var diagMethods = []string{"synthesized onto reference coarse", "reference coarse"}
 
 // addRegionErrors adds one frame's per-vertex errors of every method to
 // ev.regErr by the vertices' regions.
@@ -118,10 +129,15 @@ func regionRows(ev *evalRun) [][]string {
 	return rows
 }
 
-func regionHeader() []string {
+func regionHeader(ev *evalRun) []string {
 	h := []string{"region", "vertices"}
 	for _, m := range evalMethods[1:] {
 		h = append(h, m+" (mm)")
+	}
+	if len(ev.regErr) > len(evalMethods) {
+		for _, m := range diagMethods {
+			h = append(h, m+" (mm)")
+		}
 	}
 	return h
 }
@@ -199,7 +215,7 @@ func printClipAngles(w io.Writer, rs []angleRange) {
 	}
 }
 
-func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, reportOut string) error {
+func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, reportOut, refCache string) error {
 	w := cmd.OutOrStdout()
 	opt, err := f.options()
 	if err != nil {
@@ -237,7 +253,10 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 		return fmt.Errorf("--db %s: %w", f.db, err)
 	}
 	defer p.Close()
-	ev, err := evaluate(ctx, cmd, db, s, p)
+	for _, n := range p.Notes() {
+		fmt.Fprintln(w, "coarse    ", n)
+	}
+	ev, err := evaluate(ctx, cmd, db, s, p, refCache)
 	if err != nil {
 		return err
 	}
@@ -252,7 +271,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 
 // evaluate runs the reference simulation and the pipeline and measures
 // every method per frame.
-func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline) (*evalRun, error) {
+func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline, refCache string) (*evalRun, error) {
 	var so sim.Options
 	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
 		var rec struct {
@@ -264,17 +283,14 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 		so = rec.Sim
 	}
 	so.Settle, so.Workers, so.NoPenetration = 0, 0, true
-	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "reference simulation")
-	t0 := time.Now()
-	ref, err := sim.Run(ctx, s, so, func(done, total int) { _ = bar.Set(done) })
-	_ = bar.Finish()
+	refFrames, refTime, err := referenceFrames(ctx, cmd, s, so, refCache)
 	if err != nil {
-		return nil, fmt.Errorf("reference simulation: %w", err)
+		return nil, err
 	}
-	ev := &evalRun{ref: time.Since(t0), nf: p.NumVerts()}
-	_, refFrames := ref.Merged()
-	if len(refFrames) == 0 || len(refFrames[0]) != p.NumVerts() {
-		return nil, fmt.Errorf("reference simulation has %d vertices, the database %d", len(refFrames[0]), p.NumVerts())
+	ev := &evalRun{ref: refTime, nf: p.NumVerts()}
+	if len(refFrames) != len(s.Clip.Poses) || len(refFrames[0]) != p.NumVerts() {
+		return nil, fmt.Errorf("reference simulation has %d frames of %d vertices, the clip %d frames and the database %d vertices",
+			len(refFrames), len(refFrames[0]), len(s.Clip.Poses), p.NumVerts())
 	}
 	fine, coarse := p.Mesh(), p.Coarse().Mesh
 	cf, err := metrics.NewCurvature(fine)
@@ -294,6 +310,10 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 	ev.err = make([][]metrics.Error, len(evalMethods))
 	x := make([]geom.Vec3, p.NumVerts())
 	emb := make([]geom.Vec3, p.NumVerts())
+	kept := p.Coarse().Kept
+	refC := make([]geom.Vec3, len(kept))
+	diagX := [][]geom.Vec3{make([]geom.Vec3, p.NumVerts()), make([]geom.Vec3, p.NumVerts())}
+	ev.diag = make([][]metrics.Error, len(diagMethods))
 	skinX := make([]geom.Vec3, p.NumVerts())
 	var skin []geom.Rigid
 	var bodyX []geom.Vec3
@@ -301,10 +321,13 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 	for i := range hint {
 		hint[i] = -1
 	}
-	bar = newBar(cmd.ErrOrStderr(), n, "synthesis")
+	bar := newBar(cmd.ErrOrStderr(), n, "synthesis")
 	defer bar.Finish()
 	for fr := 0; fr < n; fr++ {
 		pose := s.Clip.Poses[fr]
+		if fr+1 < n {
+			p.Ahead(s.Clip.Poses[fr+1])
+		}
 		st, err := p.Step(ctx, pose, x)
 		if err != nil {
 			return nil, err
@@ -333,8 +356,24 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 			ev.curv[m] = append(ev.curv[m], c)
 			ev.err[m] = append(ev.err[m], e)
 		}
+		for i, u := range kept {
+			refC[i] = refFrames[fr][u]
+		}
+		if err := p.TransferOnto(refC, diagX[0]); err != nil {
+			return nil, err
+		}
+		if err := p.Transfer().Embed(refC, diagX[1]); err != nil {
+			return nil, err
+		}
+		for d, xs := range diagX {
+			e, err := metrics.FrameError(xs, refFrames[fr])
+			if err != nil {
+				return nil, err
+			}
+			ev.diag[d] = append(ev.diag[d], e)
+		}
 		if db.Regions != nil && len(db.Regions.Region) == len(x) {
-			ev.addRegionErrors(db.Regions.Region, refFrames[fr], fines)
+			ev.addRegionErrors(db.Regions.Region, refFrames[fr], append(fines, diagX...))
 		}
 		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
 		body.SetFrame(bodyX)
@@ -345,6 +384,49 @@ func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 		_ = bar.Set(fr + 1)
 	}
 	return ev, nil
+}
+
+// referenceFrames simulates the reference, or reads it from the cache
+// file refCache (when not empty) where that holds the same simulation, and
+// returns its frames (the garment pieces merged) and the time simulation
+// took (zero when read).
+func referenceFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, so sim.Options, refCache string) ([][]geom.Vec3, time.Duration, error) {
+	var key [32]byte
+	if refCache != "" {
+		var err error
+		if key, err = refCacheKey(s, so); err != nil {
+			return nil, 0, err
+		}
+		frames, err := readRefCache(refCache, key)
+		if err != nil {
+			return nil, 0, fmt.Errorf("--reference-cache: %w", err)
+		}
+		if frames != nil {
+			fmt.Fprintln(cmd.OutOrStdout(), "reference simulation read from", refCache)
+			return frames, 0, nil
+		}
+	}
+	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "reference simulation")
+	t0 := time.Now()
+	ref, err := sim.Run(ctx, s, so, func(done, total int) { _ = bar.Set(done) })
+	_ = bar.Finish()
+	if err != nil {
+		return nil, 0, fmt.Errorf("reference simulation: %w", err)
+	}
+	if ref.Interrupted {
+		return nil, 0, fmt.Errorf("reference simulation: %w", ctx.Err())
+	}
+	d := time.Since(t0)
+	_, frames := ref.Merged()
+	if len(frames) == 0 {
+		return nil, 0, errors.New("reference simulation has no frames")
+	}
+	if refCache != "" {
+		if err := writeRefCache(refCache, key, frames); err != nil {
+			return nil, 0, fmt.Errorf("--reference-cache: %w", err)
+		}
+	}
+	return frames, d, nil
 }
 
 func meanOf(v []float64) float64 {
@@ -426,20 +508,81 @@ func printEval(w io.Writer, ev *evalRun) {
 	for _, r := range evalRows(ev) {
 		fmt.Fprintf(w, "%-22s %12s %8s %8s %10s %10s\n", r[0], r[1], r[2], r[3], r[4], r[5])
 	}
+	for d, name := range diagMethods {
+		if d < len(ev.diag) {
+			m, mx := meanError(ev.diag[d])
+			fmt.Fprintf(w, "diagnosis: %-34s mean %.1f mm, max %.1f mm\n", name, m*1000, mx*1000)
+		}
+	}
+	printErrorOverTime(w, ev)
+	var clamped, released, undone int
+	var push wrinkle.PushStats
+	for _, st := range ev.stats {
+		clamped += st.Sim.Clamped
+		released += st.Sim.Released
+		undone += st.Sim.Undone
+		push.Add(st.Push)
+	}
+	fmt.Fprintf(w, "coarse simulation: %d vertex speeds clamped, %d contacts released, %d push-outs undone\n", clamped, released, undone)
+	fmt.Fprintf(w, "before the push-out: %d vertex-frames inside the body, %d more than 2 mm (%.3f%%)\n",
+		push.Inside, push.Deep, 100*float64(push.Deep)/math.Max(1, float64(n*ev.nf)))
 	vf := float64(n * ev.nf)
 	fmt.Fprintf(w, "penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000)
 	if rows := regionRows(ev); len(rows) > 0 {
 		fmt.Fprintln(w, "mean error by garment region (mm):")
-		h := regionHeader()
-		fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s\n", h[0], h[1], "synthesized+transfer", "synthesized", "coarse", "skinning")
+		fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s", "region", "vertices", "synthesized+transfer", "synthesized", "coarse", "skinning")
+		if len(ev.diag) > 0 {
+			fmt.Fprintf(w, " %14s %14s", "onto ref (d)", "ref coarse (d)")
+		}
+		fmt.Fprintln(w)
 		for _, r := range rows {
-			fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s\n", r[0], r[1], r[2], r[3], r[4], r[5])
+			fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s", r[0], r[1], r[2], r[3], r[4], r[5])
+			for _, c := range r[6:] {
+				fmt.Fprintf(w, " %14s", c)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	fmt.Fprintln(w, "time per frame (ms, Table 1):")
 	for _, r := range evalTimes(ev) {
 		fmt.Fprintf(w, "  %-36s %s\n", r[0], r[1])
+	}
+}
+
+// meanError returns the mean over frames of the per-vertex mean error and
+// the largest per-vertex error, m.
+func meanError(es []metrics.Error) (mean, maxErr float64) {
+	for _, e := range es {
+		mean += e.Mean
+		maxErr = math.Max(maxErr, e.Max)
+	}
+	return mean / math.Max(1, float64(len(es))), maxErr
+}
+
+// printErrorOverTime prints each method's mean error over each second of
+// the clip (30 frames at the usual rate; at most 12 spans).
+func printErrorOverTime(w io.Writer, ev *evalRun) {
+	n := len(ev.stats)
+	span := max(30, (n+11)/12)
+	fmt.Fprintf(w, "mean error (mm) over frames, %d at a time:\n  %-34s", span, "method")
+	for f := 0; f < n; f += span {
+		fmt.Fprintf(w, " %6d", f)
+	}
+	fmt.Fprintln(w)
+	row := func(name string, es []metrics.Error) {
+		fmt.Fprintf(w, "  %-34s", name)
+		for f := 0; f < len(es); f += span {
+			m, _ := meanError(es[f:min(f+span, len(es))])
+			fmt.Fprintf(w, " %6.1f", m*1000)
+		}
+		fmt.Fprintln(w)
+	}
+	for m := 1; m < len(evalMethods); m++ {
+		row(evalMethods[m], ev.err[m])
+	}
+	for d := range ev.diag {
+		row(diagMethods[d], ev.diag[d])
 	}
 }
 
@@ -473,7 +616,7 @@ func writeEvalReport(path string, ev *evalRun) error {
 		return err
 	}
 	if rows := regionRows(ev); len(rows) > 0 {
-		if err := rep.Table(report.Table{Caption: "Mean error against the reference by garment region (wang2010 Fig. 4)", Header: regionHeader(), Rows: rows}); err != nil {
+		if err := rep.Table(report.Table{Caption: "Mean error against the reference by garment region (wang2010 Fig. 4)", Header: regionHeader(ev), Rows: rows}); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ import (
 type synthFlags struct {
 	db, out     string
 	coarseVerts int
-	uniform     bool
+	quadric     bool
 	noPrealign  bool
 	smooth      int
 	thickness   float64 // mm
@@ -44,7 +44,7 @@ func (f *synthFlags) options() (online.Options, error) {
 	if math.IsNaN(f.thickness) || f.thickness > 50 {
 		return o, fmt.Errorf("--thickness %g mm: want at most 50 (negative: no push-out)", f.thickness)
 	}
-	o.Coarse.Verts, o.Coarse.Uniform, o.Transfer.Smooth, o.Serial, o.NoPrealign = f.coarseVerts, f.uniform, f.smooth, f.serial, f.noPrealign
+	o.Coarse.Verts, o.Coarse.Quadric, o.Transfer.Smooth, o.Serial, o.NoPrealign = f.coarseVerts, f.quadric, f.smooth, f.serial, f.noPrealign
 	switch {
 	case f.thickness < 0:
 		o.Thickness = -1
@@ -93,8 +93,8 @@ Ctrl-C or SIGTERM stops after the current frame and writes the frames done.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "", "wrinkle database (.pdb) built by pleat builddb for this character and garment (required)")
 	fl.StringVarP(&f.out, "out", "o", "out/synth.glb", "output: .glb/.gltf, .usda/.usdz (body + garments, time-sampled points), .pc2 (+ .obj rest mesh), or a folder/ of OBJ frames")
-	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment (0: 700)")
-	fl.BoolVar(&f.uniform, "coarse-uniform", false, "decimate the coarse garment shortest edge first (even edges) instead of by quadric error")
+	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment, shared by its pieces (0: 700)")
+	fl.BoolVar(&f.quadric, "coarse-quadric", false, "decimate the coarse garment by quadric error instead of shortest edge first (even edges)")
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: the simulator's, 3 mm; negative: no push-out)")

@@ -17,8 +17,9 @@
 //
 // Steps 1 and 2 run concurrently, as the paper runs its garments and the
 // transfer in threads. The first Step settles the coarse garment from the
-// rest pose into its pose (sim.Simulator.SettleTo); later Steps advance one
-// frame of 1/Options.FPS s.
+// rest pose, placed at the pose's root, into its pose
+// (sim.Simulator.SettleTo); later Steps advance one frame of
+// 1/Options.FPS s.
 //
 // Units: metres, seconds; positions are world coordinates of the posed
 // body (+Y up). Results are deterministic: the same database, character,

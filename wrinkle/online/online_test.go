@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
@@ -146,8 +147,10 @@ func TestPipeline(t *testing.T) {
 		t.Errorf("after push-out: %+v, %v", ps, err)
 	}
 	// Before it, the tiny four-sample database and 300-vertex coarse mesh
-	// leave a few per cent of vertex-frames more than 2 mm inside (3.3 %
-	// when written); 5 % is the smoke bound.
+	// of the 713-vertex suit leave a few per cent of vertex-frames more
+	// than 2 mm inside (7.3 % decimated shortest edge first, 3.3 % by
+	// quadric error; on the MakeHuman suit at 6k vertices and the CMU
+	// kick, 1.5 % and 2.1 %); 10 % is the smoke bound.
 	deep := 0
 	for _, st := range stats {
 		deep += st.Push.Deep
@@ -155,7 +158,7 @@ func TestPipeline(t *testing.T) {
 			t.Errorf("frame %d: stage times %+v", st.Frame, st)
 		}
 	}
-	if vf := len(a) * len(a[0]); deep*20 > vf {
+	if vf := len(a) * len(a[0]); deep*10 > vf {
 		t.Errorf("%d of %d vertex-frames more than 2 mm inside before push-out", deep, vf)
 	}
 
@@ -260,5 +263,36 @@ func TestPrealign(t *testing.T) {
 	}
 	if blend == 0 || moved == 0 {
 		t.Errorf("%d blend vertices, %d vertex-frames changed by pre-alignment", blend, moved)
+	}
+}
+
+// TestPipelineTranslated checks that a clip that starts away from the
+// origin gives about the same garment moved with it: the coarse garment
+// settles into the first pose where that pose is, not carried there from
+// the origin in the settle's 0.5 s transition (5 m/s for the 2.5 m here).
+// The coarse simulation is chaotic (a 1 µm translation moves the output
+// by 0.8 mm on average over this clip), so the bound is on the mean: the
+// garment carried from the origin differed by 2.7 mm, this one by 0.8.
+func TestPipelineTranslated(t *testing.T) {
+	f := getFixture(t)
+	opt := online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}}
+	a, _ := run(t, f, opt)
+	d := geom.Vec3{X: 1.5, Z: -2}
+	moved := &fixture{db: f.db, sc: &scene.Scene{Character: f.sc.Character, Garments: f.sc.Garments, Clip: &motion.Clip{}}}
+	*moved.sc.Clip = *f.sc.Clip
+	moved.sc.Clip.Poses = nil
+	for _, p := range f.sc.Clip.Poses {
+		moved.sc.Clip.Poses = append(moved.sc.Clip.Poses, skel.Pose{Root: p.Root.Add(d), Rot: p.Rot})
+	}
+	b, _ := run(t, moved, opt)
+	sum, n := 0.0, 0
+	for fr := range a {
+		for v := range a[fr] {
+			sum += b[fr][v].Sub(d).Dist(a[fr][v])
+			n++
+		}
+	}
+	if mean := sum / float64(n); mean > 1.5e-3 {
+		t.Errorf("translated clip: garment differs by %.2f mm on average from the untranslated one moved", mean*1000)
 	}
 }

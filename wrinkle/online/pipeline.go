@@ -20,7 +20,7 @@ import (
 // Options configure a Pipeline. The zero value gives the defaults.
 type Options struct {
 	// Coarse says how the coarse garment is made (wrinkle.NewCoarse;
-	// the zero value: about 700 vertices by quadric decimation).
+	// the zero value: about 700 vertices, shortest edge first).
 	Coarse wrinkle.CoarseOptions
 	// FPS is the rate at which poses arrive, frames/s; 0 means 30.
 	FPS float64
@@ -40,7 +40,8 @@ type Options struct {
 	// m; 0 means the coarse simulation's (3 mm by default); negative turns
 	// the push-out off.
 	Thickness float64
-	// Settle configures the first Step's settle into its pose.
+	// Settle configures the first Step's settle into its pose, from the
+	// rest pose at that pose's root (sim.Simulator.SettleTo).
 	Settle sim.SettleOptions
 	// Serial runs synthesis and the coarse simulation one after the other
 	// instead of concurrently (results do not depend on it).
@@ -95,6 +96,12 @@ type Pipeline struct {
 	synthReq        chan skel.Pose
 	synthDone       chan synthResult
 	notes           []string
+	// simRoot is the root of the rest pose the simulator starts in;
+	// ahead is the pose given to Ahead before the first Step (aheadSet),
+	// given again to a simulator rebuilt there.
+	simRoot  geom.Vec3
+	ahead    skel.Pose
+	aheadSet bool
 }
 
 type synthResult struct {
@@ -132,7 +139,7 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.Coarse); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	if err := p.startSim(); err != nil {
+	if err := p.startSim(geom.Vec3{}); err != nil {
 		return nil, err
 	}
 	if p.transfer, err = wrinkle.NewTransfer(p.fine, p.coarse.Mesh, p.coarse.FinePiece, p.coarse.VertPiece, opt.Transfer); err != nil {
@@ -199,11 +206,14 @@ func (p *Pipeline) simOptions() (sim.Options, error) {
 
 // startSim builds the simulator of the coarse pieces and the map from its
 // pieces' vertices to the coarse mesh's.
-func (p *Pipeline) startSim() error {
+func (p *Pipeline) startSim(root geom.Vec3) error {
 	so, err := p.simOptions()
 	if err != nil {
 		return err
 	}
+	so.Root = root
+	p.simRoot = root
+	p.cmap = p.cmap[:0]
 	p.names = strings.Split(p.db.Header.Garment.Name, "+")
 	if len(p.names) != len(p.coarse.Pieces) {
 		p.names = make([]string, len(p.coarse.Pieces))
@@ -305,11 +315,41 @@ func (p *Pipeline) SynthPositions() []geom.Vec3 { return p.synthX }
 
 // Ahead tells the coarse simulator the pose that follows the coming Step
 // (sim.Simulator.Ahead), so that it prepares that frame's body meanwhile.
-func (p *Pipeline) Ahead(next skel.Pose) { p.sim.Ahead(next) }
+func (p *Pipeline) Ahead(next skel.Pose) {
+	if p.frame == 0 {
+		p.ahead.Root = next.Root // begin gives it to a rebuilt simulator
+		p.ahead.Rot = append(p.ahead.Rot[:0], next.Rot...)
+		p.aheadSet = true
+	}
+	p.sim.Ahead(next)
+}
+
+// begin settles the coarse garment into the first pose. The simulator
+// starts in the rest pose at the root New gave it; it is rebuilt first at
+// pose's root when that differs, so that the settle turns the joints
+// into pose but does not carry the body across the scene: a CMU clip
+// starts 1.7 to 2.1 m from the origin, which a 0.5 s transition crosses
+// at up to 5 m/s, flinging the garment, and what friction and the settle's
+// damping then hold is not how a garment that was put on in place hangs
+// (sim.Run, the reference, starts there too).
+func (p *Pipeline) begin(ctx context.Context, pose skel.Pose) error {
+	if pose.Root != p.simRoot {
+		p.sim.Close()
+		if err := p.startSim(pose.Root); err != nil {
+			return err
+		}
+		if p.aheadSet {
+			p.sim.Ahead(p.ahead)
+		}
+	}
+	_, err := p.sim.SettleTo(ctx, pose, p.opt.Settle, &p.simFrame)
+	return err
+}
 
 // Step synthesizes the fine garment for pose into dst[:NumVerts()]: the
 // synthesized wrinkles on the coarse simulation, out of the body. The
-// first Step settles the coarse garment into pose; each later Step is one
+// first Step settles the coarse garment into pose (from the rest pose at
+// pose's root: see Options.Settle); each later Step is one
 // frame of 1/FPS s. Joint angles outside the database's sampled range are
 // clamped to it (Stats.Clamped; Options.OnClamp is told once per angle).
 // On error dst is left unspecified.
@@ -331,7 +371,7 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	t1 := time.Now()
 	var serr error
 	if p.frame == 0 {
-		_, serr = p.sim.SettleTo(ctx, pose, p.opt.Settle, &p.simFrame)
+		serr = p.begin(ctx, pose)
 	} else {
 		serr = p.sim.Step(ctx, pose, &p.simFrame)
 	}
@@ -376,6 +416,24 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	st.Total = time.Since(t0)
 	p.frame++
 	return st, nil
+}
+
+// TransferOnto writes into dst[:NumVerts()] the last Step's synthesized
+// fine garment moved onto the coarse positions coarse (Coarse().Mesh's
+// vertex order) by the Step's transfer (with pre-alignment unless
+// Options.NoPrealign), without the push-out: for diagnosis, the result
+// the pipeline would give if its coarse simulation had given coarse.
+func (p *Pipeline) TransferOnto(coarse, dst []geom.Vec3) error {
+	if p.frame == 0 {
+		return errors.New("online: TransferOnto before the first Step")
+	}
+	if len(coarse) != len(p.coarseX) || len(dst) < len(p.fine.Verts) {
+		return fmt.Errorf("online: TransferOnto %d coarse vertices into %d, want %d into %d", len(coarse), len(dst), len(p.coarseX), len(p.fine.Verts))
+	}
+	if p.align != nil {
+		return p.align.Apply(p.synthX, coarse, dst)
+	}
+	return p.transfer.Apply(p.synthX, coarse, dst)
 }
 
 // Transfer returns the pipeline's detail transfer (for Embed).
