@@ -17,6 +17,10 @@ type Reference struct {
 	Meshes []*mesh.Mesh
 	Keys   [][]int32
 	Frames [][][]geom.Vec3
+	// All[j][f] are every reference piece's positions at frame f, whose
+	// penetration Result.Measure counts (the reference simulation then
+	// need not measure it every frame, as the coarse one does not).
+	All [][][]geom.Vec3
 }
 
 // Measure compares one frame of a refined result with the coarse and
@@ -44,6 +48,10 @@ type Measure struct {
 	// of them more than 2 mm inside the body (measured here rather than by
 	// the coarse simulation, which then need not measure every frame).
 	CoarseVerts, CoarseDeep int
+	// ReferenceVerts counts the reference's vertices (Reference.All) and
+	// ReferenceDeep those more than 2 mm inside the body, measured as the
+	// coarse and refined ones are.
+	ReferenceVerts, ReferenceDeep int
 	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
 	// patches' simulated edges (those with a free end; edges between held
 	// vertices follow the coarse surface); Over counts those above 10 %
@@ -88,6 +96,15 @@ func (r *Result) Measure(ref *Reference, body *mesh.Mesh, bodyAt func(f int, dst
 			}
 			if err := pr.measure(f, i, ks[i], ref, pen, ms); err != nil {
 				return nil, err
+			}
+		}
+		if ref != nil {
+			for j, fr := range ref.All {
+				if f >= len(fr) {
+					return nil, fmt.Errorf("refine: reference piece %d: %d frames, want %d", j, len(fr), n)
+				}
+				ms.ReferenceVerts += len(fr[f])
+				ms.ReferenceDeep += countDeep(pen, fr[f])
 			}
 		}
 	}
@@ -168,11 +185,7 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 	}
 	ms.CoarseVerts += len(cx)
 	if pen != nil {
-		for _, q := range cx {
-			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
-				ms.CoarseDeep++
-			}
-		}
+		ms.CoarseDeep += countDeep(pen, cx)
 		for v, q := range fm.Verts {
 			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
 				ms.Deep++
@@ -215,6 +228,21 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 // frame's coarse vertices (keys 0..n−1 are coarse positions unless
 // refined; see PieceResult.CoarseFrames).
 func (pr *PieceResult) coarseFrame(f int) []geom.Vec3 { return pr.CoarseFrames[f] }
+
+// countDeep counts the points of x more than collide.DeepPenetration
+// inside pen (0 for a nil pen).
+func countDeep(pen *collide.Body, x []geom.Vec3) int {
+	n := 0
+	if pen == nil {
+		return 0
+	}
+	for _, q := range x {
+		if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
+			n++
+		}
+	}
+	return n
+}
 
 func tri(x []geom.Vec3, bl *Block, k [3]int32) float64 {
 	return geom.TriangleArea(x[bl.local(k[0])], x[bl.local(k[1])], x[bl.local(k[2])])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -350,4 +351,63 @@ func TestBadInput(t *testing.T) {
 	if _, err := Run(context.Background(), ridgeInput(3), Params{Fraction: 2}, nil); err == nil {
 		t.Error("Fraction 2: no error")
 	}
+}
+
+// TestMeasureReferenceDeep checks that Measure counts the reference's
+// vertices more than 2 mm inside the body as it counts the coarse ones:
+// a sphere of radius 0.1 m at the origin, reference points placed at
+// given distances from its centre.
+func TestMeasureReferenceDeep(t *testing.T) {
+	in := ridgeInput(3)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Fraction: 0.5, Rings: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := mesh.UVSphere(0.1, 24, 48)
+	bodyAt := func(f int, dst []geom.Vec3) ([]geom.Vec3, error) { return append(dst[:0], body.Verts...), nil }
+	for _, tc := range []struct {
+		name  string
+		radii []float64 // reference points' distances from the centre, m
+		want  int       // per frame
+	}{
+		{"outside", []float64{0.2, 0.15, 0.101}, 0},
+		{"shallow", []float64{0.099, 0.1}, 0},
+		{"deep", []float64{0.05, 0.09, 0.2}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var frames [][]geom.Vec3
+			for range res.Stats {
+				var x []geom.Vec3
+				for i, r := range tc.radii {
+					a := float64(i)
+					x = append(x, geom.V(math.Cos(a), 0.3, math.Sin(a)).Unit().Scale(r))
+				}
+				frames = append(frames, x)
+			}
+			ms, err := res.Measure(&Reference{All: [][][]geom.Vec3{frames}, Meshes: []*mesh.Mesh{res.Pieces[0].Union},
+				Keys: [][]int32{identityKeys(res.Pieces[0])}, Frames: [][][]geom.Vec3{res.Pieces[0].Frames}}, body, bodyAt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f, m := range ms {
+				if m.ReferenceDeep != tc.want || m.ReferenceVerts != len(tc.radii) {
+					t.Errorf("frame %d: %d of %d reference vertices deep, want %d of %d", f, m.ReferenceDeep, m.ReferenceVerts, tc.want, len(tc.radii))
+				}
+			}
+		})
+	}
+}
+
+// identityKeys maps every key of a piece to its union vertex (the refined
+// result as its own reference).
+func identityKeys(pr *PieceResult) []int32 {
+	n := slices.Max(pr.UnionKeys) + 1
+	keys := make([]int32, n)
+	for k := range keys {
+		keys[k] = -1
+	}
+	for v, k := range pr.UnionKeys {
+		keys[k] = int32(v)
+	}
+	return keys
 }
