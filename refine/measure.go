@@ -52,6 +52,15 @@ type Measure struct {
 	// ReferenceDeep those more than 2 mm inside the body, measured as the
 	// coarse and refined ones are.
 	ReferenceVerts, ReferenceDeep int
+	// Paired counts the simulated refined vertices that the reference has
+	// too (the same garment point: a coarse vertex or edge midpoint),
+	// PairedDeep those of them more than 2 mm inside the body and
+	// PairedRefDeep their reference vertices more than 2 mm inside: the
+	// same garment points and frames in both, so that the two compare
+	// where the refined mesh concentrates its vertices (its own rate is
+	// over a mesh dense only in the regions, the reference's over a mesh
+	// dense everywhere).
+	Paired, PairedDeep, PairedRefDeep int
 	// MaxStrain is the largest edge elongation (l/L − 1) of the refined
 	// patches' simulated edges (those with a free end; edges between held
 	// vertices follow the coarse surface); Over counts those above 10 %
@@ -187,10 +196,24 @@ func (pr *PieceResult) measure(f, i int, kc *keyCurv, ref *Reference, pen *colli
 	if pen != nil {
 		ms.CoarseDeep += countDeep(pen, cx)
 		for v, q := range fm.Verts {
-			if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
+			deep := isDeep(pen, q)
+			free := bl.free != nil && bl.free[v]
+			if deep {
 				ms.Deep++
-				if bl.free != nil && bl.free[v] {
+				if free {
 					ms.DeepFree++
+				}
+			}
+			if !free || ref == nil {
+				continue
+			}
+			if k := bl.Keys[v]; int(k) < len(ref.Keys[i]) && ref.Keys[i][k] >= 0 {
+				ms.Paired++
+				if deep {
+					ms.PairedDeep++
+				}
+				if isDeep(pen, ref.Frames[i][f][ref.Keys[i][k]]) {
+					ms.PairedRefDeep++
 				}
 			}
 		}
@@ -237,11 +260,17 @@ func countDeep(pen *collide.Body, x []geom.Vec3) int {
 		return 0
 	}
 	for _, q := range x {
-		if c := pen.SignedDistance(q); c.Tri >= 0 && c.Dist < -collide.DeepPenetration {
+		if isDeep(pen, q) {
 			n++
 		}
 	}
 	return n
+}
+
+// isDeep reports whether q is more than collide.DeepPenetration inside pen.
+func isDeep(pen *collide.Body, q geom.Vec3) bool {
+	c := pen.SignedDistance(q)
+	return c.Tri >= 0 && c.Dist < -collide.DeepPenetration
 }
 
 func tri(x []geom.Vec3, bl *Block, k [3]int32) float64 {

@@ -411,3 +411,53 @@ func identityKeys(pr *PieceResult) []int32 {
 	}
 	return keys
 }
+
+// TestMeasurePaired checks the paired penetration counts: with the refined
+// result as its own reference they agree, and with the reference lifted
+// clear of the body only the refined ones count. The body is a sphere of
+// radius 0.05 m on the ridge's crest.
+func TestMeasurePaired(t *testing.T) {
+	in := ridgeInput(5)
+	res, err := Run(context.Background(), in, Params{Workers: 1, Peak: 10, Fraction: 0.5, Rings: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := mesh.UVSphere(0.05, 24, 48)
+	for v := range body.Verts {
+		body.Verts[v] = body.Verts[v].Add(geom.V(0.2, 0, 0.2))
+	}
+	bodyAt := func(f int, dst []geom.Vec3) ([]geom.Vec3, error) { return append(dst[:0], body.Verts...), nil }
+	pr := res.Pieces[0]
+	for _, tc := range []struct {
+		name   string
+		lift   float64 // m, of the reference over the refined frames
+		sameAs bool    // PairedRefDeep == PairedDeep
+	}{
+		{"itself", 0, true},
+		{"lifted", 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames := make([][]geom.Vec3, len(pr.Frames))
+			for f, x := range pr.Frames {
+				for _, q := range x {
+					frames[f] = append(frames[f], q.Add(geom.V(0, tc.lift, 0)))
+				}
+			}
+			ref := &Reference{Meshes: []*mesh.Mesh{pr.Union}, Keys: [][]int32{identityKeys(pr)}, Frames: [][][]geom.Vec3{frames}}
+			ms, err := res.Measure(ref, body, bodyAt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paired, deep, refDeep := 0, 0, 0
+			for _, m := range ms {
+				paired, deep, refDeep = paired+m.Paired, deep+m.PairedDeep, refDeep+m.PairedRefDeep
+			}
+			if paired == 0 || deep == 0 {
+				t.Fatalf("%d paired vertex-frames, %d deep: the test sees nothing", paired, deep)
+			}
+			if tc.sameAs && refDeep != deep || !tc.sameAs && refDeep != 0 {
+				t.Errorf("refined %d, reference %d deep of %d paired", deep, refDeep, paired)
+			}
+		})
+	}
+}

@@ -448,6 +448,9 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		sum.Deep += m.Deep
 		sum.CoarseDeep += m.CoarseDeep
 		sum.ReferenceDeep += m.ReferenceDeep
+		sum.Paired += m.Paired
+		sum.PairedDeep += m.PairedDeep
+		sum.PairedRefDeep += m.PairedRefDeep
 		sum.Free += m.Free
 		sum.DeepFree += m.DeepFree
 		sum.Verts += m.Verts
@@ -482,6 +485,10 @@ func (r *refineRun) report(w io.Writer, path string) error {
 	}
 	fmt.Fprintf(&b, "\npenetration  %d of %d refined vertex-frames more than 2 mm inside the body (%.3f%%); simulated vertices: %d of %d (%.3f%%)\n",
 		sum.Deep, sum.Verts, 100*float64(sum.Deep)/math.Max(float64(sum.Verts), 1), sum.DeepFree, sum.Free, 100*float64(sum.DeepFree)/math.Max(float64(sum.Free), 1))
+	if r.ref != nil {
+		fmt.Fprintf(&b, "             at the same garment points and frames (simulated vertices the reference has): refined %d, reference %d of %d (%.3f%%, %.3f%%)\n",
+			sum.PairedDeep, sum.PairedRefDeep, sum.Paired, 100*float64(sum.PairedDeep)/math.Max(float64(sum.Paired), 1), 100*float64(sum.PairedRefDeep)/math.Max(float64(sum.Paired), 1))
+	}
 	fmt.Fprintf(&b, "strain       refined patches: max %.1f%%, %d of %d edge-frames above 10%%", 100*sum.MaxStrain, sum.Over, sum.Edges)
 	if sum.MaxStrain > 0 {
 		wk := sum.Worst
