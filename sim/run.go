@@ -11,7 +11,6 @@ import (
 	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -187,11 +186,6 @@ type Result struct {
 	// (in the order of Pieces[p].Attach, then Pins) at the end of frame f,
 	// with Options.KeepTargets.
 	Targets [][][]geom.Vec3
-	// Proxy is the collision proxy the garments collided with, in the
-	// character's rest pose, and ProxyWeights its skin weights (see
-	// Options.BodyProxy and Prepared.CollisionProxy): shared, read only.
-	Proxy        *mesh.Mesh
-	ProxyWeights skel.Weights
 }
 
 // Progress is called after each frame with the number done and the total.
@@ -254,7 +248,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		return nil, err
 	}
 	defer sim.Close()
-	res := &Result{FPS: fps, Pieces: sim.Pieces(), Proxy: sim.body.col, ProxyWeights: sim.body.colW}
+	res := &Result{FPS: fps, Pieces: sim.Pieces()}
 	frames := len(poses)
 	res.Frames = make([][][]geom.Vec3, len(res.Pieces))
 	var out Frame

@@ -186,11 +186,7 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 			return err
 		}
 	}
-	ch := s.Character
-	bodyAt := func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
-		return skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
-	}
-	if run.measures, err = run.res.Measure(run.refData, ch.Body, bodyAt); err != nil {
+	if run.measures, err = run.res.Measure(run.refData, s.Character.Body, in.BodyAt); err != nil {
 		return err
 	}
 	files, err := run.write(out, frames)
@@ -215,21 +211,15 @@ func simulateBar(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt si
 }
 
 // refineInput makes the refinement's input from the coarse run: its
-// pieces, their fabrics as sim chose them, and the body they collide
-// with: the coarse run's collision proxy (the body simplified and moved
-// out to enclose it, as the reference collides with its own), skinned.
+// pieces, their fabrics as sim chose them, and the skinned body.
 func refineInput(s *scene.Scene, coarse *sim.Result, opt sim.Options) (refine.Input, error) {
 	ch := s.Character
-	body, w := ch.Body, ch.Weights
-	if coarse.Proxy != nil {
-		body, w = coarse.Proxy, coarse.ProxyWeights
-	}
-	in := refine.Input{FPS: coarse.FPS, Body: body}
+	in := refine.Input{FPS: coarse.FPS, Body: ch.Body}
 	in.BodyAt = func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
 		if f < 0 || f >= len(s.Clip.Poses) {
 			return nil, fmt.Errorf("body frame %d out of range", f)
 		}
-		return skel.LBS(body.Verts, w, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
+		return skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
 	}
 	for i, p := range coarse.Pieces {
 		mat, err := pieceMaterial(p.Name, opt)
