@@ -239,6 +239,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 				continue
 			}
 		}
+		cb.no, cb.po = nrm[cb.v], sb.skinP[cb.v]
 		if cb.self && cb.best >= 0 {
 			// followed at the output, from where the cloth is (exact)
 			continue
@@ -265,7 +266,6 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		if cb.c0 == cb.c1 {
 			cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
 		}
-		cb.no, cb.po = nrm[cb.v], sb.skinP[cb.v]
 	}
 	sb.push(dst, true)
 }
@@ -357,7 +357,11 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			continue
 		}
 		po, no := cb.po, cb.no
-		if own >= 0 && !cb.self && !anchors {
+		if cb.self {
+			// out of its own part along the exact normal (the bound
+			// point's plane is what it slid away from)
+			po, no = cp, cn
+		} else if own >= 0 && !anchors {
 			if !ownDone {
 				ownDone, ownP, ownN = true, po, no
 				if ob := &sb.cross[own]; ob.best >= 0 {

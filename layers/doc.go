@@ -87,9 +87,9 @@
 //     contact out: the clearance that test found last exceeds how far the
 //     cloth has moved relative to the candidate triangle it found then
 //     (the change of its offset from the centroid plus the offset's
-//     length times the turn of the normal). The closest point found
-//     replaces the bound skin point's plane in the pushes out of other
-//     parts.
+//     length times the turn of the normal). Inside, it is pushed out
+//     along the pseudo-normal found; that closest point's plane also
+//     replaces the bound skin point's in the pushes out of other parts.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
 //     Options.Thickness outside its plane gets the candidate nearest it
