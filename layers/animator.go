@@ -123,7 +123,8 @@ func New(ch *character.Character, garments []*character.Garment, opt Options) (*
 	// sphere's anchor or a loose particle out of another part squeezes it
 	// into its own limb where the two overlap (loose vertex-frames inside
 	// the body 2.9 % -> 5.4 % on the procedural walk)
-	a.bind = newSurfaceBinding(ch, a.outfit.Verts, opt.Thickness, func(v int) bool { return c.Loose[v] >= 0.5 })
+	a.bind = newSurfaceBinding(ch, a.outfit.Verts, opt.Thickness, func(v int) bool { return c.Loose[v] >= 0.5 },
+		func(v int) bool { return c.Float[v] >= 0.5 })
 	localY := make([]float64, len(a.outfit.Verts))
 	for v := range localY {
 		localY[v] = math.NaN()

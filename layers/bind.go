@@ -36,6 +36,10 @@ type surfaceBinding struct {
 	// vertex u are ringT[ring[2u]:ring[2u+1]] (used-vertex ids)
 	ring  []int32
 	ringT [][3]int32
+	// patchT[patch[k]:patch[k+1]] are the distinct body triangles around
+	// the corners of candidate k, in the order the rings give them
+	patch  []int32
+	patchT [][3]int32
 	// nbr are each candidate triangle's neighbours across its edges that
 	// are candidates of the same part (ids in ctris, −1 for none)
 	nbr   [][3]int32
@@ -77,6 +81,16 @@ type crossBind struct {
 	// than adjBend from each other from the rest pose (not followed)
 	jc, jp int32
 	off    bool
+	// self: the part is the vertex's own (its bound triangle's), for a
+	// vertex of the floating layer, which slides over its limb away from
+	// its bound point; only the output's exact test uses it. clear is
+	// the clearance beyond the thickness that test found last (NaN before
+	// the first), when the vertex was at lastR from candidate lastT's
+	// centroid and lastT's normal was lastN
+	self         bool
+	clear        float64
+	lastT        int32
+	lastR, lastN geom.Vec3
 }
 
 func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
@@ -89,7 +103,7 @@ func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
 // along the normal are at least minOff (vertices inside the rest body are
 // put that far outside). Every vertex gets a cross binding where one is
 // found; those for which sphere is true only bound their loose sphere.
-func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, sphere func(v int) bool) *surfaceBinding {
+func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, sphere, float func(v int) bool) *surfaceBinding {
 	cross := newCrossFinder(ch)
 	body := ch.Body
 	bvh := mesh.NewBVH(body.Verts, body.Tris)
@@ -122,17 +136,21 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj bool) {
-			// the parts' joints (for an adjacent part, the joint between
-			// them: the child's rotation relative to its parent's bends it)
-			jc, jp := int32(cross.groups[g].joint), int32(cross.triJ[h.Tri])
-			if cross.depth[jp] > cross.depth[jc] {
+		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own bool, gate int) {
+			// the joints of the part gate and the vertex's own (for an
+			// adjacent part, the joint between them: the child's rotation
+			// relative to its parent's bends it)
+			jc, jp := int32(-1), int32(-1)
+			if gate >= 0 {
+				jc, jp = int32(cross.groups[gate].joint), int32(cross.triJ[h.Tri])
+			}
+			if gate >= 0 && cross.depth[jp] > cross.depth[jc] {
 				jc, jp = jp, jc
 			}
 			t := body.Tris[ct]
 			c0 := int32(len(sb.cand))
 			reach, most := crossCand, crossCands
-			if adj {
+			if adj || own {
 				reach, most = adjCand, adjCands
 			}
 			for _, ct := range cross.near(g, t, cb, reach, most) {
@@ -147,20 +165,28 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand))})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
 		}
-		// the adjacent part first: the push out of a part further away
-		// comes last, so that it settles cloth squeezed between the two
-		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 1, adjReach, -1); ok {
-			bindTo(ct, cb, d, g, true)
+		ct1, cb1, d1, g1, ok1 := cross.find(p, int(h.Tri), 1, adjReach, -1)
+		ct2, cb2, d2, g2, ok2 := cross.find(p, int(h.Tri), 2, crossReach, -1)
+		// the own part first, then the adjacent one: the push out of a
+		// part further away comes last, so that it settles cloth squeezed
+		// between the two
+		if float(i) && d.Len() < selfReach {
+			if g := cross.group(int(h.Tri)); g >= 0 {
+				bindTo(h.Tri, h.Bary, d.Len(), g, false, true, -1)
+			}
 		}
-		if ct, cb, d, g, ok := cross.find(p, int(h.Tri), 2, crossReach, -1); ok {
+		if ok1 {
+			bindTo(ct1, cb1, d1, g1, true, false, g1)
+		}
+		if ok2 {
 			// the next nearest part too (the raised thigh against the
 			// belly, beside the other thigh), for the exact test only
-			if ct, cb, d, g2, ok := cross.find(p, int(h.Tri), 2, secondReach, g); ok && sphere(i) {
-				bindTo(ct, cb, d, g2, true)
+			if ct, cb, d, g3, ok := cross.find(p, int(h.Tri), 2, secondReach, g2); ok && sphere(i) {
+				bindTo(ct, cb, d, g3, true, false, g3)
 			}
-			bindTo(ct, cb, d, g, false)
+			bindTo(ct2, cb2, d2, g2, false, false, -1)
 		}
 	}
 	sb.rings(body, ctBody, cross.triJ, ctID, id)
@@ -204,7 +230,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		// the other part slides past it (an arm swinging beside the torso)
 		// (a full scan only when the part was near last time, or every
 		// crossRescan frames, staggered)
-		if cb.adj && cb.jc >= 0 {
+		if cb.jc >= 0 {
 			// |q_p·q_c| = cos(θ/2), θ the angle of the child's rotation
 			// relative to the parent's (skinning matrices are relative to
 			// the rest pose)
@@ -212,6 +238,11 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 				cb.off = true
 				continue
 			}
+		}
+		cb.no, cb.po = nrm[cb.v], sb.skinP[cb.v]
+		if cb.self && cb.best >= 0 {
+			// followed at the output, from where the cloth is (exact)
+			continue
 		}
 		q, tc := dst[cb.v], cb.tri
 		switch {
@@ -235,13 +266,15 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		if cb.c0 == cb.c1 {
 			cb.p = a.Scale(cb.bary[0]).AddScaled(cb.bary[1], b).AddScaled(cb.bary[2], c)
 		}
-		t := sb.tris[cb.v]
-		a, b, c = x[t[0]], x[t[1]], x[t[2]]
-		bc := sb.bary[cb.v]
-		cb.no = nrm[cb.v]
-		cb.po = a.Scale(bc[0]).AddScaled(bc[1], b).AddScaled(bc[2], c)
 	}
 	sb.push(dst, true)
+}
+
+// relTo returns q relative to candidate t's centroid and t's unit normal
+// (as posed by the last place).
+func (sb *surfaceBinding) relTo(t int32, q geom.Vec3) (r, n geom.Vec3) {
+	x, tr := sb.posed, sb.ctris[t]
+	return q.Sub(sb.cent[t]), geom.TriangleNormal(x[tr[0]], x[tr[1]], x[tr[2]]).Unit()
 }
 
 // scan chooses cb's candidate whose centroid is nearest q among all.
@@ -281,27 +314,36 @@ func (sb *surfaceBinding) walk(cb *crossBind, q geom.Vec3) {
 
 // push keeps the cross-bound vertices of x outside the other body part's
 // tangent plane (as posed by the last place) where it is within reach.
+// At the output (anchors false) the exact test decides instead.
 func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
+	// a vertex's bindings are consecutive, its own part's first: for a
+	// vertex with one, the plane of the closest point on its own part
+	// replaces its bound point's in the pushes out of the others (cloth
+	// of the floating layer slides away from its bound point)
+	own := -1 // the vertex's own-part binding
+	ownDone := false
+	var ownP, ownN geom.Vec3
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.adj && (anchors || cb.off) {
+		if cb.self {
+			own, ownDone = k, false
+		} else if own >= 0 && sb.cross[own].v != cb.v {
+			own = -1
+		}
+		if (cb.adj || cb.self) && (anchors || cb.off) {
 			continue
 		}
 		cp, cn := cb.p, cb.n
 		if !anchors && cb.c1 > cb.c0 {
-			if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact || q.Sub(cb.p).Dot(cb.n) > sb.thick {
-				continue
-			}
-			// the walk can stop short of the nearest centroid where the
-			// part's triangles are not edge-connected: all candidates
-			// here, where it matters
-			sb.scan(cb, q)
-			p, n, ok := sb.exactPlane(cb, q)
-			if !ok || p.Dist2(q) > crossExact*crossExact {
+			p, n, ok := sb.exact(cb, k, q)
+			if !ok {
 				continue
 			}
 			cp, cn = p, n
+			if cb.self {
+				ownDone, ownP, ownN = true, p, n
+			}
 		} else if q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
@@ -314,8 +356,79 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		if s -= sb.thick; s >= 0 {
 			continue
 		}
-		x[cb.v] = pushOut(q, s, cn, cb.po, cb.no, sb.thick)
+		po, no := cb.po, cb.no
+		if cb.self {
+			// out of its own part along the exact normal (the bound
+			// point's plane is what it slid away from)
+			po, no = cp, cn
+		} else if own >= 0 && !anchors {
+			if !ownDone {
+				ownDone, ownP, ownN = true, po, no
+				if ob := &sb.cross[own]; ob.best >= 0 {
+					if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
+						ownP, ownN = p, n
+					}
+				}
+			}
+			po, no = ownP, ownN
+		}
+		x[cb.v] = pushOut(q, s, cn, po, no, sb.thick)
 	}
+}
+
+// exact returns the exact closest point on cb's part near q and its
+// pseudo-normal (exactPlane), or false where the test is not needed: the
+// part is out of reach, or (own part) conservative advancement shows that
+// q cannot have come within the thickness since the last test, or (other
+// parts) the nearest candidate's plane puts q beyond the thickness.
+func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Vec3, ok bool) {
+	if cb.self && cb.best >= 0 {
+		// the floating cloth is not where skinning puts it (place): the
+		// candidate nearest the cloth itself, walked to every frame and
+		// scanned for every crossFull (staggered)
+		if (sb.frame+k)%crossFull == 0 {
+			sb.scan(cb, q)
+		} else {
+			sb.walk(cb, q)
+		}
+		cb.p = sb.cent[cb.best]
+	}
+	if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact {
+		return p, n, false
+	}
+	if cb.self {
+		// the clearance c found last bounds the distance to the patch
+		// around candidate lastT from below, less how far q has moved
+		// relative to it since: the change of its offset r from the
+		// centroid plus |r| times the turn of its normal (the patch
+		// turning about its centroid); every crossFull frames it is
+		// tested regardless (the patch also deforms)
+		r, nt := sb.relTo(cb.lastT, q)
+		if cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+			return p, n, false
+		}
+	} else {
+		if q.Sub(cb.p).Dot(cb.n) > sb.thick {
+			return p, n, false
+		}
+		// the walk can stop short of the nearest centroid where the
+		// part's triangles are not edge-connected: all candidates here,
+		// where it matters
+		sb.scan(cb, q)
+	}
+	p, n, ok = sb.exactPlane(cb, q)
+	if cb.self {
+		cb.lastT = cb.best
+		cb.lastR, cb.lastN = sb.relTo(cb.best, q)
+		cb.clear = math.NaN()
+		if ok {
+			cb.clear = q.Sub(p).Dot(n) - sb.thick
+		}
+	}
+	if !ok || p.Dist2(q) > crossExact*crossExact {
+		return p, n, false
+	}
+	return p, n, true
 }
 
 // Cross bindings: vertices within crossReach (m) of a body part two or more
@@ -356,6 +469,9 @@ const (
 	// crossExact (m): the output's exact test runs for vertices within it
 	// of the chosen candidate's centroid
 	crossExact = 0.08
+	// selfReach (m): a floating vertex this near the skin at rest gets a
+	// binding to its own part (as near as collideSkin's skinContact)
+	selfReach = 0.06
 )
 
 // adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend.
@@ -412,6 +528,16 @@ func newCrossFinder(ch *character.Character) *crossFinder {
 		cf.groups = append(cf.groups, crossGroup{joint: j, tris: ts, bvh: b, box: b.Bounds()})
 	}
 	return cf
+}
+
+// group returns the group of body triangle t's part (−1 for none).
+func (cf *crossFinder) group(t int) int {
+	for g := range cf.groups {
+		if cf.groups[g].joint == cf.triJ[t] {
+			return g
+		}
+	}
+	return -1
 }
 
 func (cf *crossFinder) treeDist(a, b int) int {
@@ -575,6 +701,19 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 		sb.ringT = append(sb.ringT, around[i]...)
 		sb.ring[2*u+1] = int32(len(sb.ringT))
 	}
+	sb.patch = make([]int32, len(sb.ctris)+1)
+	for k, tr := range sb.ctris {
+		sb.patch[k] = int32(len(sb.patchT))
+		start := len(sb.patchT)
+		for _, v := range tr {
+			for _, t := range sb.around(v) {
+				if !slices.Contains(sb.patchT[start:], t) {
+					sb.patchT = append(sb.patchT, t)
+				}
+			}
+		}
+	}
+	sb.patch[len(sb.ctris)] = int32(len(sb.patchT))
 }
 
 // keepOut keeps every bound vertex of x outside the tangent plane of its

@@ -77,6 +77,19 @@
 //     belly, beside the other thigh), followed while the two parts are
 //     turned more than 25° from each other from the rest pose, and used
 //     in the same way.
+//   - A floating vertex within 6 cm of the skin at rest gets the same
+//     binding to its own part (up to 48 candidates within 8 cm): the
+//     skirt slides over the thigh, away from the skin point it was bound
+//     to, whose tangent plane then no longer bounds the thigh. It is
+//     followed from where the cloth is, at the output (a walk every
+//     frame, a full scan every sixteenth), and used only by the exact
+//     test below, which it runs unless conservative advancement rules
+//     contact out: the clearance that test found last exceeds how far the
+//     cloth has moved relative to the candidate triangle it found then
+//     (the change of its offset from the centroid plus the offset's
+//     length times the turn of the normal). Inside, it is pushed out
+//     along the pseudo-normal found; that closest point's plane also
+//     replaces the bound skin point's in the pushes out of other parts.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
 //     Options.Thickness outside its plane gets the candidate nearest it

@@ -78,13 +78,11 @@ func (sb *surfaceBinding) exactPlane(cb *crossBind, q geom.Vec3) (p, n geom.Vec3
 	var tc [3]int32
 	feat := -1
 	// the triangles around the corners of the chosen candidate (nearest
-	// centroid): the closest point lies on one of them
-	for _, v := range sb.ctris[cb.best] {
-		for _, tr := range sb.around(v) {
-			c, f := closestOnTri(q, x[tr[0]], x[tr[1]], x[tr[2]])
-			if d := c.Dist2(q); d < best {
-				best, p, tc, feat = d, c, tr, f
-			}
+	// centroid), each once: the closest point lies on one of them
+	for _, tr := range sb.patchT[sb.patch[cb.best]:sb.patch[cb.best+1]] {
+		c, f := closestOnTri(q, x[tr[0]], x[tr[1]], x[tr[2]])
+		if d := c.Dist2(q); d < best {
+			best, p, tc, feat = d, c, tr, f
 		}
 	}
 	switch {

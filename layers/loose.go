@@ -99,7 +99,7 @@ func (l *looseLayer) bindCross(sb *surfaceBinding) {
 	l.cross = make([]int32, len(l.idx))
 	at := make(map[int32]int32, len(sb.cross))
 	for k, cb := range sb.cross {
-		if !cb.adj {
+		if !cb.adj && !cb.self {
 			at[cb.v] = int32(k)
 		}
 	}
