@@ -36,6 +36,9 @@ type surfaceBinding struct {
 	// vertex u are ringT[ring[2u]:ring[2u+1]] (used-vertex ids)
 	ring  []int32
 	ringT [][3]int32
+	// ringA[i] is the rest-pose angle of ringT[i] at the ring's vertex:
+	// the weights of the corner pseudo-normals (exactPlane)
+	ringA []float64
 	// patchT[patch[k]:patch[k+1]] are the distinct body triangles around
 	// the corners of candidate k, in the order the rings give them
 	patch  []int32
@@ -83,11 +86,15 @@ type crossBind struct {
 	off    bool
 	// self: the part is the vertex's own (its bound triangle's), for a
 	// vertex of the floating layer, which slides over its limb away from
-	// its bound point; only the output's exact test uses it. clear is
-	// the clearance beyond the thickness that test found last (NaN before
-	// the first), when the vertex was at lastR from candidate lastT's
+	// its bound point; only the output's exact test uses it. lazy: the
+	// own part of a loose vertex near another part, whose loose particle
+	// moves away from its bound point too; it is not tested itself, only
+	// found when another part's push moves the vertex, so that the push
+	// keeps it outside its own part (pushOut). clear is the clearance
+	// beyond the thickness the exact test found last (NaN before the
+	// first), when the vertex was at lastR from candidate lastT's
 	// centroid and lastT's normal was lastN
-	self         bool
+	self, lazy   bool
 	clear        float64
 	lastT        int32
 	lastR, lastN geom.Vec3
@@ -136,7 +143,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own bool, gate int) {
+		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own, lazy bool, gate int) {
 			// the joints of the part gate and the vertex's own (for an
 			// adjacent part, the joint between them: the child's rotation
 			// relative to its parent's bends it)
@@ -150,7 +157,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 			t := body.Tris[ct]
 			c0 := int32(len(sb.cand))
 			reach, most := crossCand, crossCands
-			if adj || own {
+			if adj || own || lazy {
 				reach, most = adjCand, adjCands
 			}
 			for _, ct := range cross.near(g, t, cb, reach, most) {
@@ -165,28 +172,28 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, lazy: lazy, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
 		}
 		ct1, cb1, d1, g1, ok1 := cross.find(p, int(h.Tri), 1, adjReach, -1)
 		ct2, cb2, d2, g2, ok2 := cross.find(p, int(h.Tri), 2, crossReach, -1)
 		// the own part first, then the adjacent one: the push out of a
 		// part further away comes last, so that it settles cloth squeezed
 		// between the two
-		if float(i) && d.Len() < selfReach {
+		if d.Len() < selfReach && (float(i) || sphere(i) && (ok1 || ok2)) {
 			if g := cross.group(int(h.Tri)); g >= 0 {
-				bindTo(h.Tri, h.Bary, d.Len(), g, false, true, -1)
+				bindTo(h.Tri, h.Bary, d.Len(), g, false, float(i), !float(i), -1)
 			}
 		}
 		if ok1 {
-			bindTo(ct1, cb1, d1, g1, true, false, g1)
+			bindTo(ct1, cb1, d1, g1, true, false, false, g1)
 		}
 		if ok2 {
 			// the next nearest part too (the raised thigh against the
 			// belly, beside the other thigh), for the exact test only
 			if ct, cb, d, g3, ok := cross.find(p, int(h.Tri), 2, secondReach, g2); ok && sphere(i) {
-				bindTo(ct, cb, d, g3, true, false, g3)
+				bindTo(ct, cb, d, g3, true, false, false, g3)
 			}
-			bindTo(ct2, cb2, d2, g2, false, false, -1)
+			bindTo(ct2, cb2, d2, g2, false, false, false, -1)
 		}
 	}
 	sb.rings(body, ctBody, cross.triJ, ctID, id)
@@ -240,6 +247,9 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 			}
 		}
 		cb.no, cb.po = nrm[cb.v], sb.skinP[cb.v]
+		if cb.lazy {
+			continue // found when needed (push)
+		}
 		if cb.self && cb.best >= 0 {
 			// followed at the output, from where the cloth is (exact)
 			continue
@@ -326,12 +336,12 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.self {
+		if cb.self || cb.lazy {
 			own, ownDone = k, false
 		} else if own >= 0 && sb.cross[own].v != cb.v {
 			own = -1
 		}
-		if (cb.adj || cb.self) && (anchors || cb.off) {
+		if (cb.adj || cb.self) && (anchors || cb.off) || cb.lazy {
 			continue
 		}
 		cp, cn := cb.p, cb.n
@@ -364,7 +374,15 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		} else if own >= 0 && !anchors {
 			if !ownDone {
 				ownDone, ownP, ownN = true, po, no
-				if ob := &sb.cross[own]; ob.best >= 0 {
+				ob := &sb.cross[own]
+				switch {
+				case !ob.lazy || ob.c1 == ob.c0:
+				case ob.best < 0:
+					sb.scan(ob, q)
+				default:
+					sb.walk(ob, q)
+				}
+				if ob.best >= 0 {
 					if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
 						ownP, ownN = p, n
 					}
@@ -378,9 +396,11 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 
 // exact returns the exact closest point on cb's part near q and its
 // pseudo-normal (exactPlane), or false where the test is not needed: the
-// part is out of reach, or (own part) conservative advancement shows that
-// q cannot have come within the thickness since the last test, or (other
-// parts) the nearest candidate's plane puts q beyond the thickness.
+// part is out of reach, or (other parts) the nearest candidate's plane
+// puts q beyond the thickness by more than the margin (crossMargin for a
+// part two or more joints away, none for an adjacent one), or
+// conservative advancement shows that q cannot have come within the
+// thickness since the last test.
 func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Vec3, ok bool) {
 	if cb.self && cb.best >= 0 {
 		// the floating cloth is not where skinning puts it (place): the
@@ -396,34 +416,33 @@ func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Ve
 	if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact {
 		return p, n, false
 	}
-	if cb.self {
-		// the clearance c found last bounds the distance to the patch
-		// around candidate lastT from below, less how far q has moved
-		// relative to it since: the change of its offset r from the
-		// centroid plus |r| times the turn of its normal (the patch
-		// turning about its centroid); every crossFull frames it is
-		// tested regardless (the patch also deforms)
-		r, nt := sb.relTo(cb.lastT, q)
-		if cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+	if !cb.self {
+		if s := q.Sub(cb.p).Dot(cb.n) - sb.thick; cb.adj && s > 0 || s > crossMargin {
 			return p, n, false
 		}
-	} else {
-		if q.Sub(cb.p).Dot(cb.n) > sb.thick {
-			return p, n, false
-		}
+	}
+	// the clearance c found last bounds the distance to the patch around
+	// candidate lastT from below, less how far q has moved relative to it
+	// since: the change of its offset r from the centroid plus |r| times
+	// the turn of its normal (the patch turning about its centroid);
+	// every crossFull frames it is tested regardless (the patch also
+	// deforms)
+	r, nt := sb.relTo(cb.lastT, q)
+	if cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+		return p, n, false
+	}
+	if !cb.self {
 		// the walk can stop short of the nearest centroid where the
 		// part's triangles are not edge-connected: all candidates here,
 		// where it matters
 		sb.scan(cb, q)
 	}
 	p, n, ok = sb.exactPlane(cb, q)
-	if cb.self {
-		cb.lastT = cb.best
-		cb.lastR, cb.lastN = sb.relTo(cb.best, q)
-		cb.clear = math.NaN()
-		if ok {
-			cb.clear = q.Sub(p).Dot(n) - sb.thick
-		}
+	cb.lastT = cb.best
+	cb.lastR, cb.lastN = sb.relTo(cb.best, q)
+	cb.clear = math.NaN()
+	if ok {
+		cb.clear = q.Sub(p).Dot(n) - sb.thick
 	}
 	if !ok || p.Dist2(q) > crossExact*crossExact {
 		return p, n, false
@@ -469,6 +488,10 @@ const (
 	// crossExact (m): the output's exact test runs for vertices within it
 	// of the chosen candidate's centroid
 	crossExact = 0.08
+	// crossMargin (m): and for a part two or more joints away, where the
+	// chosen candidate's plane puts it no more than this beyond the
+	// thickness (skinning sinks the arm past the armpit's centroids)
+	crossMargin = 0.01
 	// selfReach (m): a floating vertex this near the skin at rest gets a
 	// binding to its own part (as near as collideSkin's skinContact)
 	selfReach = 0.06
@@ -683,10 +706,14 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 		}
 	}
 	around := make([][][3]int32, len(corners))
+	angle := make([][]float64, len(corners))
 	for i, v := range corners {
 		for _, t := range inc[v] {
 			tr := body.Tris[t]
 			around[i] = append(around[i], [3]int32{id(tr[0]), id(tr[1]), id(tr[2])})
+			k := slices.Index(tr[:], v)
+			x := body.Verts
+			angle[i] = append(angle[i], cornerAngle(x[tr[k]], x[tr[(k+1)%3]], x[tr[(k+2)%3]]))
 		}
 	}
 	// the used ids are final now
@@ -699,6 +726,7 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 		u := id(v)
 		sb.ring[2*u] = int32(len(sb.ringT))
 		sb.ringT = append(sb.ringT, around[i]...)
+		sb.ringA = append(sb.ringA, angle[i]...)
 		sb.ring[2*u+1] = int32(len(sb.ringT))
 	}
 	sb.patch = make([]int32, len(sb.ctris)+1)
