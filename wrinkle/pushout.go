@@ -22,6 +22,9 @@ type PushStats struct {
 	// Pushed counts the points moved (inside, or closer than the safety
 	// distance).
 	Pushed int
+	// Exact counts the points that took the exact closest-point query
+	// (the others were settled by their walk; BodyPush).
+	Exact int
 }
 
 // Add accumulates o into s (counts summed, depth maximised).
@@ -29,6 +32,7 @@ func (s *PushStats) Add(o PushStats) {
 	s.Inside += o.Inside
 	s.Deep += o.Deep
 	s.Pushed += o.Pushed
+	s.Exact += o.Exact
 	s.MaxDepth = math.Max(s.MaxDepth, o.MaxDepth)
 }
 
@@ -66,10 +70,12 @@ func (s *PushStats) Add(o PushStats) {
 //     the frames f with (f + i) mod Refresh = 0, which spreads the queries
 //     evenly over the frames);
 //   - every exact query checks the walk: where the walk ended farther than
-//     the query's closest point it found another local minimum, and that
-//     point gets the exact query for the next watchFrames frames, and any
-//     point whose walk ends on the same triangle for the next riskFrames
-//     frames (where the parts meet, their points are all watched).
+//     the query's closest point it found another local minimum; where
+//     that point is inside or within watchNear of the body, the point
+//     gets the exact query for the next watchFrames frames, and any point
+//     whose walk ends on a triangle sharing a corner with the missed
+//     walk's for the next riskFrames frames (where two parts meet, their
+//     points are all watched within a frame or two).
 //
 // So a point is missed only where another part comes within Thickness of
 // it outside the watched regions, and at most until its next exact query
@@ -269,7 +275,11 @@ func (b *BodyPush) Push(p []geom.Vec3) (PushStats, error) {
 	b.p = nil
 	for c, k := range b.nmiss {
 		for _, t := range b.miss[c*pushChunk : c*pushChunk+k] {
-			b.riskUntil[t] = b.frame + 1 + riskFrames
+			for _, v := range b.m.Tris[t] {
+				for _, u := range b.top.VertTriangles(v) {
+					b.riskUntil[u] = b.frame + 1 + riskFrames
+				}
+			}
 		}
 	}
 	b.frame++
@@ -313,21 +323,25 @@ func (b *BodyPush) pushPoint(i int, st *PushStats, miss *[]int32) {
 		h = walk.Tri
 	}
 	hit, ok := b.bvh.ClosestPointFrom(x, b.Reach, h)
-	if walked {
-		// A walk that ended farther than the closest point found another
-		// local minimum: watch the point for the next watchFrames frames.
-		if e := math.Sqrt(hit.Dist2) + walkTol; ok && walk.Dist2 > e*e {
-			b.watch[i] = watchFrames
-			*miss = append(*miss, walk.Tri)
-		} else if b.watch[i] > 0 {
-			b.watch[i]--
-		}
+	st.Exact++
+	inside := false
+	if ok {
+		b.hint[i] = hit.Tri
+		d, pn := x.Sub(hit.Point), b.pseudoNormal(hit.Tri, hit.Bary)
+		inside = d.Dot(pn) < 0
+		b.apply(i, hit, d, pn, st)
 	}
-	if !ok {
+	if !walked {
 		return
 	}
-	b.hint[i] = hit.Tri
-	b.apply(i, hit, x.Sub(hit.Point), b.pseudoNormal(hit.Tri, hit.Bary), st)
+	// A walk that ended farther than the closest point found another
+	// local minimum; where that point is inside or near the body, watch it.
+	if e := math.Sqrt(hit.Dist2) + walkTol; ok && walk.Dist2 > e*e && (inside || hit.Dist2 < watchNear*watchNear) {
+		b.watch[i] = watchFrames
+		*miss = append(*miss, walk.Tri)
+	} else if b.watch[i] > 0 {
+		b.watch[i]--
+	}
 }
 
 // apply pushes point i out by hit, its closest point on the body with
@@ -357,17 +371,19 @@ func (b *BodyPush) apply(i int, hit mesh.Hit, d, pn geom.Vec3, st *PushStats) {
 	}
 }
 
-// watchFrames is the number of frames a point whose walk missed its
-// closest point gets the exact query, riskFrames the number of frames a
-// walk that ends on that walk's triangle does; walkTol (m) is the excess
-// distance of a walk's end over the closest point's that counts as a miss
-// (above rounding: the two may pick different triangles at a shared edge).
+// A point whose walk missed its closest point, where that point is
+// inside the body or within watchNear (m) of it, gets the exact query for
+// watchFrames frames, and a walk that ends on a triangle that shares a
+// corner with the missed walk's for riskFrames frames; walkTol (m) is the
+// excess distance of a walk's end over the closest point's that counts as
+// a miss (above rounding: the two may pick different triangles at a
+// shared edge).
 const (
 	watchFrames = 64
 	riskFrames  = 8
+	watchNear   = 0.01
+	walkTol     = 1e-6
 )
-
-const walkTol = 1e-6
 
 // walkMaxSteps bounds the triangles a walk moves across before it gives
 // up to the exact query.

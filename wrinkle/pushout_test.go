@@ -87,8 +87,8 @@ func TestBodyPushFast(t *testing.T) {
 		identity bool
 	}{
 		{"exact", 1, 0, true},
-		{"refresh 4", 4, 0.002, false},
-		{"default", 0, 0.005, false},
+		{"refresh 4", 4, 0.001, false},
+		{"default", 0, 0.002, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
