@@ -374,15 +374,16 @@ func (b *BodyPush) apply(i int, hit mesh.Hit, d, pn geom.Vec3, st *PushStats) {
 // A point whose walk missed its closest point, where that point is
 // inside the body or within watchNear (m) of it, gets the exact query for
 // watchFrames frames, and a walk that ends on a triangle that shares a
-// corner with the missed walk's for riskFrames frames; walkTol (m) is the
-// excess distance of a walk's end over the closest point's that counts as
-// a miss (above rounding: the two may pick different triangles at a
-// shared edge).
+// corner with the missed walk's for riskFrames frames. A walk misses when
+// it ends more than walkTol (m) farther than the closest point: nearer
+// minima lie in shallow folds of one part, about as far as the closest
+// point, and watching them too took the exact query at 32% of the
+// vertex-frames of eval's CMU walk against 17% (with the same penetration).
 const (
 	watchFrames = 64
 	riskFrames  = 8
 	watchNear   = 0.01
-	walkTol     = 1e-6
+	walkTol     = 0.0002
 )
 
 // walkMaxSteps bounds the triangles a walk moves across before it gives
