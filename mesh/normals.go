@@ -99,6 +99,41 @@ func VertexNormals(m *Mesh, dst []geom.Vec3) []geom.Vec3 {
 	return dst
 }
 
+// VertexNormalAt returns vertex v's normal as VertexNormals gives it, with
+// the same bits, from fan, the triangles at v in ascending order (as
+// Topology.VertTriangles lists them): for a caller that needs the normals
+// of a few vertices of a moving mesh, not all of them.
+func VertexNormalAt(m *Mesh, v int32, fan []int32) geom.Vec3 {
+	var sum geom.Vec3
+	for _, ti := range fan {
+		t := m.Tris[ti]
+		p0, p1, p2 := m.Verts[t[0]], m.Verts[t[1]], m.Verts[t[2]]
+		e0, e1, e2 := p1.Sub(p0), p2.Sub(p1), p0.Sub(p2)
+		n := e0.Cross(e1)
+		ln := n.Len()
+		if ln == 0 {
+			continue
+		}
+		n = n.Scale(1 / ln)
+		a0 := math.Atan2(ln, -e2.Dot(e0))
+		a1 := math.Atan2(ln, -e0.Dot(e1))
+		var a float64
+		switch v {
+		case t[0]:
+			a = a0
+		case t[1]:
+			a = a1
+		default:
+			a = math.Pi - a0 - a1
+		}
+		sum = sum.AddScaled(a, n)
+	}
+	if l := sum.Len(); l > 0 {
+		sum = sum.Scale(1 / l)
+	}
+	return sum
+}
+
 // MixedAreas returns the mixed Voronoi area of each vertex (m²) after Meyer,
 // Desbrun, Schröder and Barr 2003, "Discrete differential-geometry operators
 // for triangulated 2-manifolds", Fig. 4: a non-obtuse triangle gives each
