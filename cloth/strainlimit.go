@@ -53,6 +53,7 @@ func (c *Cloth) limitStrain() int {
 	x, v := c.X, c.V
 	edges, rest := c.edges, c.edgeRest
 	invm := c.invMassSL
+	omega := c.opts.StrainLimitRelax
 	// Edges are shortened to 0.95 of the limit, and the sweeps stop once
 	// none exceeds it: the slack makes Gauss–Seidel converge in a few
 	// sweeps where exact projection crawls (a sheet hanging from two
@@ -88,6 +89,9 @@ func (c *Cloth) limitStrain() int {
 		}
 		u := d.Scale(1 / l)
 		excess := l - aim*L
+		if omega > 1 {
+			excess = min(omega*excess, l-L)
+		}
 		da := c.allowMove(a, u.Scale(excess*wa/(wa+wb)))
 		db := c.allowMove(b, u.Scale(-excess*wb/(wa+wb)))
 		x[a], x[b] = x[a].Add(da), x[b].Add(db)

@@ -77,6 +77,47 @@ func TestStrainLimitSlowChain(t *testing.T) {
 	}
 }
 
+// Over-relaxed sweeps (Options.StrainLimitRelax) bring the same slow chain
+// within the limit in fewer sweeps than plain ones and leave the fixed end
+// where it was.
+func TestStrainLimitRelax(t *testing.T) {
+	const n, limit = 50, 0.1
+	sweeps := func(omega float64) int {
+		t.Helper()
+		m := mesh.Grid(n*0.002, 0.004, n, 2)
+		c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Denim()}, Options{NoGravity: true, RestFromMesh: true, StrainLimit: limit, StrainLimitRelax: omega})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range c.X {
+			c.X[i] = geom.V(p.X*1.2, p.Y, p.Z)
+			if i%(n+1) == 0 {
+				c.work.constrain(int32(i), Fixed, geom.Vec3{}, geom.Vec3{}, false)
+			}
+		}
+		x0 := c.X[0]
+		k := c.limitStrain()
+		if _, worst := c.MaxEdgeStrain(); worst > limit {
+			t.Errorf("ω %g: max strain %.4f above the limit %g after %d sweeps", omega, worst, limit, k)
+		}
+		if c.X[0] != x0 {
+			t.Errorf("ω %g: fixed vertex moved", omega)
+		}
+		return k
+	}
+	plain := sweeps(0)
+	for _, omega := range []float64{1.5, 1.85} {
+		if k := sweeps(omega); k >= plain {
+			t.Errorf("ω %g: %d sweeps, plain %d", omega, k, plain)
+		} else {
+			t.Logf("ω %g: %d sweeps, plain %d", omega, k, plain)
+		}
+	}
+	if k := sweeps(3); k != plain {
+		t.Errorf("ω 3 (out of range, taken as 1): %d sweeps, plain %d", k, plain)
+	}
+}
+
 // LimitStrain brings a sheet stretched 50 % one way back within the limit
 // before any Step, without moving its hard attachment (a corner) and
 // leaving a springy attachment (the other corner) free to move.
