@@ -57,7 +57,9 @@ type Prealign struct {
 	// dAt[v*K+k] is role k's down-sampled difference D (g_k − f) at
 	// coarse vertex v (K roles): a fine vertex's roles at one coarse
 	// vertex are adjacent.
-	dAt []geom.Vec3
+	// hAt[v*K+k] = o(v) − dAt[v*K+k], o the coarse offsets of Eq. 5: role
+	// k's own coarse offset (Eq. 5 for g_k).
+	dAt, hAt []geom.Vec3
 	// diff[eAt[k]+i] is g_k − f at role k's blend vertex verts[i] (the
 	// roles' blend vertices one role after another: eSlot and eFine are
 	// the roles' slot and verts end to end).
@@ -152,6 +154,7 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	}
 	a.g = make([]geom.Vec3, len(a.bRole))
 	a.dAt = make([]geom.Vec3, len(a.roles)*t.nc)
+	a.hAt = make([]geom.Vec3, len(a.roles)*t.nc)
 	a.downRows()
 	a.diffFn, a.roleFn, a.fuseFn = a.diffChunk, a.roleChunk, a.fuseChunk
 	a.db, a.rig = db, rig
@@ -309,10 +312,12 @@ func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
 	if t.nf < transferSerialBelow {
 		a.diffChunk(0, len(a.diff))
 		a.roleChunk(0, len(a.dRow))
+		a.ownOffsets()
 		a.fuseChunk(0, t.nf)
 	} else {
 		t.pool.run(len(a.diff), upChunk, a.diffFn)
 		t.pool.run(len(a.dRow), downChunk, a.roleFn)
+		a.ownOffsets()
 		t.pool.run(t.nf, upChunk, a.fuseFn)
 	}
 	a.fine, a.dst = nil, nil
@@ -392,13 +397,23 @@ func (a *Prealign) roleChunk(lo, hi int) {
 	}
 }
 
+// ownOffsets sets hAt from the coarse offsets and dAt.
+func (a *Prealign) ownOffsets() {
+	nr := len(a.roles)
+	for v, o := range a.t.off {
+		for k := v * nr; k < (v+1)*nr; k++ {
+			a.hAt[k] = o.Sub(a.dAt[k])
+		}
+	}
+}
+
 // fuseChunk writes fine vertices [lo, hi): f + T(f) (Transfer.Apply) at
 // a vertex of one role or none, and at a blend vertex
 //
-//	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A (W o − Σ_J w_J D (g_J − f)),
+//	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A Σ_J w_J (o − D (g_J − f)),
 //
-// with W = Σ_J w_J and o the coarse offsets of Eq. 5: one pass over the
-// vertex's row of S^n A for all its roles (blend).
+// with o the coarse offsets of Eq. 5 (o − D (g_J − f) is hAt): one pass
+// over the vertex's row of S^n A for all its roles (blend).
 func (a *Prealign) fuseChunk(lo, hi int) {
 	t := a.t
 	off, fine, dst := t.off, a.fine, a.dst
@@ -415,12 +430,10 @@ func (a *Prealign) fuseChunk(lo, hi int) {
 // blend is fuseChunk's result at blend vertex u, whose roles are entries
 // [j0, j1) of the blend rows. Two roles, the usual case, are written out.
 func (a *Prealign) blend(u, j0, j1 int) geom.Vec3 {
-	t, off, nr := a.t, a.t.off, len(a.roles)
+	t, nr := a.t, len(a.roles)
 	var g geom.Vec3
-	wsum := 0.0
 	for j := j0; j < j1; j++ {
 		g = g.Add(a.g[j].Scale(a.bW[j]))
-		wsum += a.bW[j]
 	}
 	var x, y, z float64
 	r0, r1 := t.uStart[u], t.uStart[u+1]
@@ -429,24 +442,24 @@ func (a *Prealign) blend(u, j0, j1 int) geom.Vec3 {
 		k0, k1 := int(a.bRole[j0]), int(a.bRole[j0+1])
 		w0, w1 := a.bW[j0], a.bW[j0+1]
 		for e, v := range col {
-			o, b := off[v], int(v)*nr
-			d0, d1 := a.dAt[b+k0], a.dAt[b+k1]
+			b := int(v) * nr
+			h0, h1 := a.hAt[b+k0], a.hAt[b+k1]
 			we := rw[e]
-			x += we * (wsum*o.X - w0*d0.X - w1*d1.X)
-			y += we * (wsum*o.Y - w0*d0.Y - w1*d1.Y)
-			z += we * (wsum*o.Z - w0*d0.Z - w1*d1.Z)
+			x += we * (w0*h0.X + w1*h1.X)
+			y += we * (w0*h0.Y + w1*h1.Y)
+			z += we * (w0*h0.Z + w1*h1.Z)
 		}
 		return geom.Vec3{X: g.X + x, Y: g.Y + y, Z: g.Z + z}
 	}
 	ks, ws := a.bRole[j0:j1], a.bW[j0:j1:j1]
 	for e, v := range col {
-		o, b := off[v], int(v)*nr
-		ox, oy, oz := wsum*o.X, wsum*o.Y, wsum*o.Z
+		b := int(v) * nr
+		var ox, oy, oz float64
 		for j, k := range ks {
-			d, w := a.dAt[b+int(k)], ws[j]
-			ox -= w * d.X
-			oy -= w * d.Y
-			oz -= w * d.Z
+			h, w := a.hAt[b+int(k)], ws[j]
+			ox += w * h.X
+			oy += w * h.Y
+			oz += w * h.Z
 		}
 		we := rw[e]
 		x += we * ox
