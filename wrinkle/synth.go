@@ -503,7 +503,8 @@ func (s *Synthesizer) vertex(v int) {
 	for _, in := range ins {
 		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
 	}
-	p, q := s.skinning(v)
+	var q rot3
+	p := s.skinning(v, &q)
 	s.dst[v] = p.Add(q.apply(acc))
 	if s.blendG != nil && len(ins) >= 2 {
 		g := s.blendG[s.blendAt[v]:]
@@ -629,12 +630,13 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 	return rd.center.Add(q[0])
 }
 
-// skinning returns LBS(rest_v) and R_v, the rotation of the normalised
-// blend of the vertex's joints' rotations (sign-aligned to the first):
-// x = LBS(rest_v) + R_v·acc carries a blended local offset acc into the
-// pose.
-func (s *Synthesizer) skinning(v int) (geom.Vec3, rot3) {
-	w := s.weights
+// skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
+// normalised blend of the vertex's joints' rotations (sign-aligned to the
+// first): x = LBS(rest_v) + R_v·acc carries a blended local offset acc
+// into the pose. (R_v is written in place: a returned 72-byte matrix is
+// copied through the stack.)
+func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
+	w := &s.weights
 	r := s.rest[v]
 	a, e := w.Offsets[v], w.Offsets[v+1]
 	js, ws := w.Joints[a:e], w.W[a:e:e]
@@ -657,5 +659,6 @@ func (s *Synthesizer) skinning(v int) (geom.Vec3, rot3) {
 		q.Y += mq.Y * wi
 		q.Z += mq.Z * wi
 	}
-	return geom.Vec3{X: px, Y: py, Z: pz}, quatRot3(q)
+	rv.setQuat(q)
+	return geom.Vec3{X: px, Y: py, Z: pz}
 }
