@@ -60,11 +60,10 @@ type Prealign struct {
 	// hAt[v*K+k] = o(v) − dAt[v*K+k], o the coarse offsets of Eq. 5: role
 	// k's own coarse offset (Eq. 5 for g_k).
 	dAt, hAt []geom.Vec3
-	// diff[eAt[k]+i] is g_k − f at role k's blend vertex verts[i] (the
-	// roles' blend vertices one role after another: eSlot and eFine are
-	// the roles' slot and verts end to end).
+	// diff holds g_k − f at the roles' blend vertices, one role after
+	// another: entry e is at fine vertex eFine[e], slot eSlot[e] of g
+	// (the roles' verts and slot end to end).
 	diff         []geom.Vec3
-	eAt          []int32
 	eSlot, eFine []int32
 	// The rows of D restricted to each role's blend vertices: row r,
 	// which sets dAt[dRow[r]], sums diff[dIdx[e]]·dW[e] over e in
@@ -333,12 +332,10 @@ func (a *Prealign) downRows() {
 	cnt := make([]int32, t.nc)
 	at := make([]int32, t.nc) // the next entry of v's row
 	a.dStart = []int32{0}
-	a.eAt = make([]int32, nr+1)
 	for k := range a.roles {
 		ar := &a.roles[k]
 		e0 := int32(len(a.eSlot))
 		a.eSlot, a.eFine = append(a.eSlot, ar.slot...), append(a.eFine, ar.verts...)
-		a.eAt[k+1] = int32(len(a.eSlot))
 		clear(cnt)
 		for _, u := range ar.verts {
 			for c, v := range t.corner[u] {
