@@ -93,7 +93,8 @@ type Options struct {
 	// times its excess, never below its rest length. Where a long band of
 	// edges is stretched (a sleeve pulled by a raised arm), plain sweeps
 	// propagate a correction one edge per sweep and need O(n²) sweeps;
-	// ω near 2 needs O(n). Default 0 means 1 (plain); values outside
+	// ω near 2 needs O(n). It applies after the first 50 plain sweeps of
+	// a call (relaxAfter). Default 0 means 1 (plain); values outside
 	// [1, 1.95] are taken as 1.
 	StrainLimitRelax float64
 	// ContactSlack (m) lets strain limiting move a vertex constrained to a
