@@ -87,6 +87,16 @@ type Options struct {
 	// their rest length wherever the substep's constraints (pins, contacts)
 	// allow. Default 0: off.
 	StrainLimit float64
+	// StrainLimitRelax is the over-relaxation factor ω of the strain
+	// limiting sweeps (successive over-relaxation of their Gauss–Seidel
+	// projection, see limitStrain): each projection shortens an edge by ω
+	// times its excess, never below its rest length. Where a long band of
+	// edges is stretched (a sleeve pulled by a raised arm), plain sweeps
+	// propagate a correction one edge per sweep and need O(n²) sweeps;
+	// ω near 2 needs O(n). It applies after the first 50 plain sweeps of
+	// a call (relaxAfter). Default 0 means 1 (plain); values outside
+	// [1, 1.95] are taken as 1.
+	StrainLimitRelax float64
 	// ContactSlack (m) lets strain limiting move a vertex constrained to a
 	// contact plane (StepContext.Constrain with Plane) up to this far
 	// against the plane's normal: a collision's safety distance is a
@@ -169,6 +179,9 @@ func (o *Options) defaults() {
 	}
 	if o.StrainLimit < 0 || math.IsNaN(o.StrainLimit) {
 		o.StrainLimit = 0
+	}
+	if !(o.StrainLimitRelax >= 1 && o.StrainLimitRelax <= 1.95) {
+		o.StrainLimitRelax = 1
 	}
 	if o.MaxSpeed == 0 {
 		o.MaxSpeed = 100

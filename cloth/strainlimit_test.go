@@ -57,9 +57,24 @@ func TestStrainLimit(t *testing.T) {
 // took the slow progress (under 1 % in ten sweeps) for a stall and left
 // edges at 23 %.
 func TestStrainLimitSlowChain(t *testing.T) {
-	const n, limit = 50, 0.1
+	const limit = 0.1
+	c := stretchedChain(t, limit, 0)
+	sweeps := c.limitStrain()
+	_, worst := c.MaxEdgeStrain()
+	t.Logf("%d sweeps, max strain %.4f", sweeps, worst)
+	if worst > limit {
+		t.Errorf("max strain %.4f above the limit %g after %d sweeps", worst, limit, sweeps)
+	}
+}
+
+// stretchedChain returns a 50-by-2 strip of 2 mm edges stretched 20 %
+// along its length with one short end fixed, limited to limit with
+// over-relaxation omega.
+func stretchedChain(t *testing.T, limit, omega float64) *Cloth {
+	t.Helper()
+	const n = 50
 	m := mesh.Grid(n*0.002, 0.004, n, 2)
-	c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Denim()}, Options{NoGravity: true, RestFromMesh: true, StrainLimit: limit})
+	c, err := NewCloth(m, Material{Model: MassSpring, Fabric: Denim()}, Options{NoGravity: true, RestFromMesh: true, StrainLimit: limit, StrainLimitRelax: omega})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +84,37 @@ func TestStrainLimitSlowChain(t *testing.T) {
 			c.work.constrain(int32(i), Fixed, geom.Vec3{}, geom.Vec3{}, false)
 		}
 	}
-	sweeps := c.limitStrain()
-	_, worst := c.MaxEdgeStrain()
-	t.Logf("%d sweeps, max strain %.4f", sweeps, worst)
-	if worst > limit {
-		t.Errorf("max strain %.4f above the limit %g after %d sweeps", worst, limit, sweeps)
+	return c
+}
+
+// Over-relaxed sweeps (Options.StrainLimitRelax) bring the same slow chain
+// within the limit in fewer sweeps than plain ones and leave the fixed end
+// where it was.
+func TestStrainLimitRelax(t *testing.T) {
+	const limit = 0.1
+	sweeps := func(omega float64) int {
+		t.Helper()
+		c := stretchedChain(t, limit, omega)
+		x0 := c.X[0]
+		k := c.limitStrain()
+		if _, worst := c.MaxEdgeStrain(); worst > limit {
+			t.Errorf("ω %g: max strain %.4f above the limit %g after %d sweeps", omega, worst, limit, k)
+		}
+		if c.X[0] != x0 {
+			t.Errorf("ω %g: fixed vertex moved", omega)
+		}
+		return k
+	}
+	plain := sweeps(0)
+	for _, omega := range []float64{1.5, 1.85} {
+		if k := sweeps(omega); k >= plain {
+			t.Errorf("ω %g: %d sweeps, plain %d", omega, k, plain)
+		} else {
+			t.Logf("ω %g: %d sweeps, plain %d", omega, k, plain)
+		}
+	}
+	if k := sweeps(3); k != plain {
+		t.Errorf("ω 3 (out of range, taken as 1): %d sweeps, plain %d", k, plain)
 	}
 }
 

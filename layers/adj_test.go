@@ -1,13 +1,9 @@
 package layers
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/skel"
 )
 
@@ -18,21 +14,8 @@ import (
 // one joint away (adjacent bindings) pushes it out: 0.03 % of the tight
 // vertex-frames are inside the body with them, 0.09 % without.
 func TestBentJointsKeepClothOut(t *testing.T) {
-	d := assets(t)
-	s, err := scene.Load(scene.Spec{Character: filepath.Join(d, "makehuman"), Garments: []string{"male_casualsuit02"},
-		Motion: filepath.Join(d, "mocap", "cmu", "02_01_walk.bvh"), FPS: 30, Ground: scene.GroundContact})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), s, Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, r, body := runMakeHuman(t, "male_casualsuit02", "02_01_walk")
 	a := r.Animator
-	body, err := collide.NewBody(s.Character.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var skin []geom.Rigid
 	var x []geom.Vec3
 	in, n := 0, 0

@@ -20,7 +20,6 @@ import (
 // near where the cloth is (own-part bindings) brings that to 0 % and
 // 0.06 %.
 func TestSkirtStaysOutOfThighs(t *testing.T) {
-	d := assets(t)
 	for _, c := range []struct {
 		motion string
 		most   float64 // largest fraction of deep floating vertex-frames
@@ -29,20 +28,8 @@ func TestSkirtStaysOutOfThighs(t *testing.T) {
 		{"11_01_soccer_kick", 0.001},
 	} {
 		t.Run(c.motion, func(t *testing.T) {
-			s, err := scene.Load(scene.Spec{Character: filepath.Join(d, "makehuman"), Garments: []string{"female_elegantsuit01"},
-				Motion: filepath.Join(d, "mocap", "cmu", c.motion+".bvh"), FPS: 30, Ground: scene.GroundContact})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(context.Background(), s, Options{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, r, body := runMakeHuman(t, "female_elegantsuit01", c.motion)
 			a := r.Animator
-			body, err := collide.NewBody(s.Character.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var skin []geom.Rigid
 			var x, tight []geom.Vec3
 			deep, n, far := 0, 0, 0.0
@@ -74,4 +61,26 @@ func TestSkirtStaysOutOfThighs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runMakeHuman runs the layers on the MakeHuman body wearing garment
+// through the CMU clip motion (a file name without .bvh) at 30 frames/s,
+// and returns the scene, the result and the body for penetration tests.
+func runMakeHuman(t *testing.T, garment, motion string) (*scene.Scene, *Result, *collide.Body) {
+	t.Helper()
+	d := assets(t)
+	s, err := scene.Load(scene.Spec{Character: filepath.Join(d, "makehuman"), Garments: []string{garment},
+		Motion: filepath.Join(d, "mocap", "cmu", motion+".bvh"), FPS: 30, Ground: scene.GroundContact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), s, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := collide.NewBody(s.Character.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r, body
 }

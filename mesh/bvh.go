@@ -453,6 +453,17 @@ func (b *BVH) ClosestPoint(p geom.Vec3) Hit {
 	return h
 }
 
+// ClosestOnTriangle returns the point of triangle (a, b, c) closest to p
+// and its barycentric coordinates (Ericson, "Real-Time Collision
+// Detection", 2005, §5.1.5), with the same bits as the BVH's queries: a
+// caller that narrows the candidates by other means (a walk over the
+// mesh's adjacency) gets a query's Point and Bary where it picks the same
+// triangle. Coordinates are exactly 0 off the closest feature (an edge or
+// a corner); a zero-area triangle is taken as its three edges.
+func ClosestOnTriangle(p, a, b, c geom.Vec3) (geom.Vec3, [3]float64) {
+	return bvhClosestOnTri(p, a, b, c)
+}
+
 // ClosestPointWithin is ClosestPoint restricted to Dist2 ≤ maxDist²; it
 // reports false (and Tri = -1) if no triangle is that close or maxDist is
 // negative or NaN. A small maxDist

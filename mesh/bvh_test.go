@@ -185,6 +185,10 @@ func TestBVHClosestPoint(t *testing.T) {
 					t.Fatalf("p %v: point %v not the closest on tri %d (%v)", p, h.Point, h.Tri, q)
 				}
 				bvhCheckBary(t, h.Point, h.Bary, tc.verts[tr[0]], tc.verts[tr[1]], tc.verts[tr[2]])
+				// One triangle: the query's bits for the triangle it picked.
+				if q, w := ClosestOnTriangle(p, tc.verts[tr[0]], tc.verts[tr[1]], tc.verts[tr[2]]); q != h.Point || w != h.Bary {
+					t.Fatalf("p %v: on tri %d: %v %v, query %v", p, h.Tri, q, w, h)
+				}
 
 				r := math.Sqrt(want)
 				if hw, ok := b.ClosestPointWithin(p, r*(1+1e-9)); !ok || hw != h {

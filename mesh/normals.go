@@ -74,22 +74,13 @@ func FaceNormals(m *Mesh, dst []geom.Vec3) []geom.Vec3 {
 func VertexNormals(m *Mesh, dst []geom.Vec3) []geom.Vec3 {
 	dst = topoVec3(dst, len(m.Verts))
 	for _, t := range m.Tris {
-		p0, p1, p2 := m.Verts[t[0]], m.Verts[t[1]], m.Verts[t[2]]
-		e0, e1, e2 := p1.Sub(p0), p2.Sub(p1), p0.Sub(p2)
-		n := e0.Cross(e1)
-		ln := n.Len()
-		if ln == 0 {
+		n, a, ok := cornerAngles(m, t)
+		if !ok {
 			continue
 		}
-		n = n.Scale(1 / ln)
-		// Interior angles by atan2(|u×v|, u·v) = atan2(2A, u·v): accurate
-		// for all angles, unlike acos.
-		a0 := math.Atan2(ln, -e2.Dot(e0))
-		a1 := math.Atan2(ln, -e0.Dot(e1))
-		a2 := math.Pi - a0 - a1
-		dst[t[0]] = dst[t[0]].AddScaled(a0, n)
-		dst[t[1]] = dst[t[1]].AddScaled(a1, n)
-		dst[t[2]] = dst[t[2]].AddScaled(a2, n)
+		dst[t[0]] = dst[t[0]].AddScaled(a[0], n)
+		dst[t[1]] = dst[t[1]].AddScaled(a[1], n)
+		dst[t[2]] = dst[t[2]].AddScaled(a[2], n)
 	}
 	for i, n := range dst {
 		if l := n.Len(); l > 0 {
@@ -97,6 +88,50 @@ func VertexNormals(m *Mesh, dst []geom.Vec3) []geom.Vec3 {
 		}
 	}
 	return dst
+}
+
+// cornerAngles returns triangle t's unit normal and interior angles at its
+// three corners, and false for a degenerate triangle. The angles come from
+// atan2(|u×v|, u·v) = atan2(2A, u·v), accurate for all angles, unlike
+// acos; the third is π minus the other two.
+func cornerAngles(m *Mesh, t [3]int32) (geom.Vec3, [3]float64, bool) {
+	p0, p1, p2 := m.Verts[t[0]], m.Verts[t[1]], m.Verts[t[2]]
+	e0, e1, e2 := p1.Sub(p0), p2.Sub(p1), p0.Sub(p2)
+	n := e0.Cross(e1)
+	ln := n.Len()
+	if ln == 0 {
+		return geom.Vec3{}, [3]float64{}, false
+	}
+	a0 := math.Atan2(ln, -e2.Dot(e0))
+	a1 := math.Atan2(ln, -e0.Dot(e1))
+	return n.Scale(1 / ln), [3]float64{a0, a1, math.Pi - a0 - a1}, true
+}
+
+// VertexNormalAt returns vertex v's normal as VertexNormals gives it, with
+// the same bits, from fan, the triangles at v in ascending order (as
+// Topology.VertTriangles lists them): for a caller that needs the normals
+// of a few vertices of a moving mesh, not all of them.
+func VertexNormalAt(m *Mesh, v int32, fan []int32) geom.Vec3 {
+	var sum geom.Vec3
+	for _, ti := range fan {
+		t := m.Tris[ti]
+		n, a, ok := cornerAngles(m, t)
+		if !ok {
+			continue
+		}
+		k := 2
+		switch v {
+		case t[0]:
+			k = 0
+		case t[1]:
+			k = 1
+		}
+		sum = sum.AddScaled(a[k], n)
+	}
+	if l := sum.Len(); l > 0 {
+		sum = sum.Scale(1 / l)
+	}
+	return sum
 }
 
 // MixedAreas returns the mixed Voronoi area of each vertex (m²) after Meyer,

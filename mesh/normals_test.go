@@ -139,3 +139,43 @@ func TestNormalsDstReuse(t *testing.T) {
 		t.Errorf("VertexNormals with dst allocates %v times", n)
 	}
 }
+
+// TestVertexNormalAt checks that one vertex's normal from its fan has the
+// bits of VertexNormals, on meshes with several valences, a boundary and
+// a zero-area triangle, before and after a random deformation.
+func TestVertexNormalAt(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	flat := Grid(1, 1, 3, 3)
+	flat.Verts = append(flat.Verts, flat.Verts[0], flat.Verts[1])
+	n := int32(len(flat.Verts))
+	flat.Tris = append(flat.Tris, [3]int32{n - 2, n - 1, 0}) // zero area
+	for _, tc := range []struct {
+		name string
+		m    *Mesh
+	}{
+		{"cube", topoCube()},
+		{"sphere", UVSphere(1, 8, 12)},
+		{"grid with a zero-area triangle", flat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Mesh{Verts: append([]geom.Vec3(nil), tc.m.Verts...), Tris: tc.m.Tris}
+			tp, err := NewTopology(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for pass := range 2 {
+				if pass == 1 {
+					for i := range m.Verts {
+						m.Verts[i] = m.Verts[i].Add(geom.V(rnd.NormFloat64(), rnd.NormFloat64(), rnd.NormFloat64()).Scale(0.05))
+					}
+				}
+				want := VertexNormals(m, nil)
+				for v := range m.Verts {
+					if got := VertexNormalAt(m, int32(v), tp.VertTriangles(int32(v))); got != want[v] {
+						t.Fatalf("pass %d, vertex %d: %v, VertexNormals %v", pass, v, got, want[v])
+					}
+				}
+			}
+		})
+	}
+}

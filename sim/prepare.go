@@ -225,7 +225,7 @@ func (s *Simulator) pieceCloth(p *Prepared, i int) (*cloth.Cloth, error) {
 	// it): a band around a limb that the skinned skin has outgrown can
 	// only get back within the limit by moving in.
 	copts := cloth.Options{Integrator: opt.Integrator, MaxDt: s.maxDt, Workers: opt.Workers, SkipDegenerate: true,
-		StrainLimit: strainMargin * s.strainLimit, CGTol: s.cgTol, SpeedClamp: s.speedClamp, ContactSlack: s.thick,
+		StrainLimit: strainMargin * s.strainLimit, StrainLimitRelax: opt.StrainLimitRelax, CGTol: s.cgTol, SpeedClamp: s.speedClamp, ContactSlack: s.thick,
 		RestFromMesh: p.rest[i] != pc.Mesh}
 	c, err := cloth.NewCloth(p.rest[i], p.mats[i], copts)
 	if err != nil {

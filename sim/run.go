@@ -86,6 +86,10 @@ type Options struct {
 	// mass-spring model and weftWarpStrainLimit (0.25) for cloth.WeftWarp;
 	// negative none.
 	StrainLimit float64
+	// StrainLimitRelax over-relaxes the strain limiting sweeps
+	// (cloth.Options.StrainLimitRelax, ω in [1, 1.95]); 0 means 1, plain
+	// Gauss–Seidel.
+	StrainLimitRelax float64
 	// BodyProxy is the tolerance (m, mesh.SimplifyOptions.MaxError) of the
 	// collision proxy: the cloth collides with the body simplified by
 	// quadric edge collapse (its vertices a subset of the body's, skinned

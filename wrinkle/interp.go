@@ -73,9 +73,12 @@ func screwInterp(c, n, p0, p1 geom.Vec3, t float64) geom.Vec3 {
 // slerpTerms is the number of terms of the slerp series (slerpCoef).
 const slerpTerms = 16
 
-// slerpEps bounds the series' truncation error: 2⁻⁵³, half an ulp of a
-// unit vector's largest component.
-const slerpEps = 0x1p-53
+// slerpEps bounds the series' truncation error relative to the radius:
+// 2⁻³⁰ ≈ 9.3e-10, under a nanometre at a metre from the joint, below the
+// float32 rounding of the stored samples (6e-8) and five orders below the
+// database's quantum (0.1 mm). A tighter bound would take the sixteen-term
+// series or the trigonometric form for most of a 30° grid step.
+const slerpEps = 0x1p-30
 
 // slerpCoef evaluates the turn of Eqs. 1 and 3 without trigonometry, for
 // one fraction t shared by every vertex of a frame. Turning the unit
@@ -92,8 +95,8 @@ const slerpEps = 0x1p-53
 // The terms have one sign for d ≤ 0 and their ratio is below |d|/2, so
 // the remainder after slerpTerms terms is under |b_N| |d|^N / (1 − |d|/2);
 // set picks dMin, the most negative d for which that is under slerpEps
-// (θ up to about 40°). Beyond it, the caller uses the trigonometric form.
-// The result agrees with the trigonometric one to float64 rounding.
+// (θ up to about 60°). Beyond it, the caller uses the trigonometric form.
+// The result agrees with the trigonometric one to slerpEps.
 //
 // Near θ = 0 (the vertices a DoF hardly moves) half the terms reach the
 // same bound: for d ≥ dHalf the series stops after slerpTerms/2.
@@ -178,6 +181,33 @@ func estrin16(b *[slerpTerms]float64, d, d2, d4, d8 float64) float64 {
 	return lo + hi*d8
 }
 
+// rotRel is rotFast about the origin for points e0, e1 of known lengths
+// l0 = |e0|, l1 = |e1| (the joint centre subtracted), returning the
+// interpolated point and its length. With k = 1/(l0 l1), cos θ − 1 =
+// k e0·e1 − 1 and ûᵢ = eᵢ/lᵢ, so the turn costs one division; the result's
+// length is the interpolated radius L = (1−t) l0 + t l1 (the turned unit
+// vector's norm is 1 to the series' accuracy), which the next DoF's step
+// reuses. Its error in d from the cancellation near θ = 0 is ~1e-16, which
+// moves the coefficients by ~1e-17.
+func rotRel(e0 geom.Vec3, l0 float64, e1 geom.Vec3, l1 float64, c *slerpCoef) (geom.Vec3, float64) {
+	if l0 < 1e-9 || l1 < 1e-9 {
+		p := rotFast(geom.Vec3{}, e0, e1, c)
+		return p, p.Len()
+	}
+	k := 1 / (l0 * l1)
+	d := (e0.X*e1.X+e0.Y*e1.Y+e0.Z*e1.Z)*k - 1
+	if d < c.dHalf {
+		p := rotFast(geom.Vec3{}, e0, e1, c)
+		return p, p.Len()
+	}
+	d2 := d * d
+	d4 := d2 * d2
+	g0, g1 := estrin8(&c.b0, d, d2, d4), estrin8(&c.b1, d, d2, d4)
+	l := (1-c.t)*l0 + c.t*l1
+	k0, k1 := l*g0*l1*k, l*g1*l0*k // L g0/l0, L g1/l1
+	return geom.Vec3{X: e0.X*k0 + e1.X*k1, Y: e0.Y*k0 + e1.Y*k1, Z: e0.Z*k0 + e1.Z*k1}, l
+}
+
 // rotFast is rotInterp (Eq. 1) at c.t ∈ (0, 1) with the turn of
 // slerpCoef, falling back to rotInterp where the series does not reach.
 func rotFast(center, p0, p1 geom.Vec3, c *slerpCoef) geom.Vec3 {
@@ -258,6 +288,32 @@ func (f *axisFrame) screw(s0, s1 *[4]float32, c *slerpCoef) geom.Vec3 {
 		Y: f.C.Y + f.N.Y*h + f.A.Y*ua + f.B.Y*ub,
 		Z: f.C.Z + f.N.Z*h + f.A.Z*ua + f.B.Z*ub,
 	}
+}
+
+// screwRel is screw relative to the joint centre f.C: it returns
+// p − f.C and |p − f.C| = √(h² + l²) (N ⟂ A, B and the turned radial
+// direction is a unit vector to the series' accuracy), with the series
+// cut at its first eight terms (see slerpCoef); other cases go to screw.
+func (f *axisFrame) screwRel(s0, s1 *[4]float32, c *slerpCoef) (geom.Vec3, float64) {
+	h0, l0, a0, b0 := float64(s0[0]), float64(s0[1]), float64(s0[2]), float64(s0[3])
+	h1, l1, a1, b1 := float64(s1[0]), float64(s1[1]), float64(s1[2]), float64(s1[3])
+	da, db := a0-a1, b0-b1
+	d := -0.5 * (da*da + db*db)
+	if l0 < 1e-9 || l1 < 1e-9 || d < c.dHalf {
+		p := f.screw(s0, s1, c).Sub(f.C)
+		return p, p.Len()
+	}
+	d2 := d * d
+	d4 := d2 * d2
+	g0, g1 := estrin8(&c.b0, d, d2, d4), estrin8(&c.b1, d, d2, d4)
+	h := h0 + (h1-h0)*c.t
+	l := (1-c.t)*l0 + c.t*l1
+	ua, ub := (g0*a0+g1*a1)*l, (g0*b0+g1*b1)*l
+	return geom.Vec3{
+		X: f.N.X*h + f.A.X*ua + f.B.X*ub,
+		Y: f.N.Y*h + f.A.Y*ua + f.B.Y*ub,
+		Z: f.N.Z*h + f.A.Z*ua + f.B.Z*ub,
+	}, math.Sqrt(h*h + l*l)
 }
 
 // polar returns p's stored polar coordinates about centre c.

@@ -54,16 +54,29 @@ type Prealign struct {
 	g      []geom.Vec3
 	// bIdx[u] is fine vertex u's index in bv, or -1.
 	bIdx []int32
-	// doff[k*nc+v] is role k's down-sampled difference D (g_k − f) at
-	// coarse vertex v.
-	doff   []geom.Vec3
-	shared bool
-	db     *DB // for the per-role synthesizers, until made
-	rig    *Rig
+	// dAt[v*K+k] is role k's down-sampled difference D (g_k − f) at
+	// coarse vertex v (K roles): a fine vertex's roles at one coarse
+	// vertex are adjacent.
+	// hAt[v*K+k] = o(v) − dAt[v*K+k], o the coarse offsets of Eq. 5: role
+	// k's own coarse offset (Eq. 5 for g_k).
+	dAt, hAt []geom.Vec3
+	// diff holds g_k − f at the roles' blend vertices, one role after
+	// another: entry e is at fine vertex eFine[e], slot eSlot[e] of g
+	// (the roles' verts and slot end to end).
+	diff         []geom.Vec3
+	eSlot, eFine []int32
+	// The rows of D restricted to each role's blend vertices: row r,
+	// which sets dAt[dRow[r]], sums diff[dIdx[e]]·dW[e] over e in
+	// [dStart[r], dStart[r+1]), fine vertices ascending.
+	dRow, dStart, dIdx []int32
+	dW                 []float64
+	shared             bool
+	db                 *DB // for the per-role synthesizers, until made
+	rig                *Rig
 
 	// The running frame's slices and chunk functions (see Transfer).
-	fine, dst      []geom.Vec3
-	roleFn, fuseFn func(lo, hi int)
+	fine, dst              []geom.Vec3
+	diffFn, roleFn, fuseFn func(lo, hi int)
 }
 
 type alignRole struct {
@@ -139,8 +152,10 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 		a.bStart = append(a.bStart, int32(len(a.bRole)))
 	}
 	a.g = make([]geom.Vec3, len(a.bRole))
-	a.doff = make([]geom.Vec3, len(a.roles)*t.nc)
-	a.roleFn, a.fuseFn = a.roleChunk, a.fuseChunk
+	a.dAt = make([]geom.Vec3, len(a.roles)*t.nc)
+	a.hAt = make([]geom.Vec3, len(a.roles)*t.nc)
+	a.downRows()
+	a.diffFn, a.roleFn, a.fuseFn = a.diffChunk, a.roleChunk, a.fuseChunk
 	a.db, a.rig = db, rig
 	return a, nil
 }
@@ -294,10 +309,14 @@ func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
 	t.down(fine, coarse)
 	a.fine, a.dst = fine, dst[:t.nf]
 	if t.nf < transferSerialBelow {
-		a.roleChunk(0, len(a.roles))
+		a.diffChunk(0, len(a.diff))
+		a.roleChunk(0, len(a.dRow))
+		a.ownOffsets()
 		a.fuseChunk(0, t.nf)
 	} else {
-		t.pool.run(len(a.roles), 1, a.roleFn)
+		t.pool.run(len(a.diff), upChunk, a.diffFn)
+		t.pool.run(len(a.dRow), downChunk, a.roleFn)
+		a.ownOffsets()
 		t.pool.run(t.nf, upChunk, a.fuseFn)
 	}
 	a.fine, a.dst = nil, nil
@@ -305,23 +324,82 @@ func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
 	return nil
 }
 
-// roleChunk computes D (g_k − f) for roles [lo, hi): the differences at
-// each role's blend vertices, down-sampled with Eq. 5's weights (in the
-// order of the transfer's rows, fine vertices ascending).
-func (a *Prealign) roleChunk(lo, hi int) {
-	t, nc := a.t, a.t.nc
-	for k := lo; k < hi; k++ {
+// downRows sets the rows of D per role (dRow, ...): coarse vertex v's
+// row of role k lists k's blend vertices u with v a corner of u's
+// projection at a non-zero weight, u ascending.
+func (a *Prealign) downRows() {
+	t, nr := a.t, len(a.roles)
+	cnt := make([]int32, t.nc)
+	at := make([]int32, t.nc) // the next entry of v's row
+	a.dStart = []int32{0}
+	for k := range a.roles {
 		ar := &a.roles[k]
-		d := a.doff[k*nc : (k+1)*nc]
-		clear(d)
-		for i, u := range ar.verts {
-			e := a.g[ar.slot[i]].Sub(a.fine[u])
-			c, w := t.corner[u], t.dU[u]
-			for i, v := range c {
-				if w[i] != 0 {
-					d[v] = d[v].Add(e.Scale(w[i]))
+		e0 := int32(len(a.eSlot))
+		a.eSlot, a.eFine = append(a.eSlot, ar.slot...), append(a.eFine, ar.verts...)
+		clear(cnt)
+		for _, u := range ar.verts {
+			for c, v := range t.corner[u] {
+				if t.dU[u][c] != 0 {
+					cnt[v]++
 				}
 			}
+		}
+		for v, n := range cnt {
+			if n > 0 {
+				at[v] = a.dStart[len(a.dStart)-1]
+				a.dRow = append(a.dRow, int32(v*nr+k))
+				a.dStart = append(a.dStart, at[v]+n)
+			}
+		}
+		n := int(a.dStart[len(a.dStart)-1])
+		a.dIdx, a.dW = slices.Grow(a.dIdx, n-len(a.dIdx))[:n], slices.Grow(a.dW, n-len(a.dW))[:n]
+		for i, u := range ar.verts {
+			for c, v := range t.corner[u] {
+				if w := t.dU[u][c]; w != 0 {
+					a.dIdx[at[v]], a.dW[at[v]] = e0+int32(i), w
+					at[v]++
+				}
+			}
+		}
+	}
+	a.diff = make([]geom.Vec3, len(a.eSlot))
+}
+
+// diffChunk sets diff[lo:hi]: g_k − f at the roles' blend vertices.
+func (a *Prealign) diffChunk(lo, hi int) {
+	g, fine := a.g, a.fine
+	fv := a.eFine[lo:hi]
+	for i, j := range a.eSlot[lo:hi] {
+		a.diff[lo+i] = g[j].Sub(fine[fv[i]])
+	}
+}
+
+// roleChunk computes the rows [lo, hi) of D (g_k − f) (downRows): the
+// differences at each role's blend vertices down-sampled with Eq. 5's
+// weights, in the order of the transfer's rows (fine vertices
+// ascending). Coarse vertices a role's rows miss stay zero.
+func (a *Prealign) roleChunk(lo, hi int) {
+	diff := a.diff
+	for r := lo; r < hi; r++ {
+		var x, y, z float64
+		e0, e1 := a.dStart[r], a.dStart[r+1]
+		idx, w := a.dIdx[e0:e1], a.dW[e0:e1:e1]
+		for e, i := range idx {
+			d, we := diff[i], w[e]
+			x += d.X * we
+			y += d.Y * we
+			z += d.Z * we
+		}
+		a.dAt[a.dRow[r]] = geom.Vec3{X: x, Y: y, Z: z}
+	}
+}
+
+// ownOffsets sets hAt from the coarse offsets and dAt.
+func (a *Prealign) ownOffsets() {
+	nr := len(a.roles)
+	for v, o := range a.t.off {
+		for k := v * nr; k < (v+1)*nr; k++ {
+			a.hAt[k] = o.Sub(a.dAt[k])
 		}
 	}
 }
@@ -329,12 +407,12 @@ func (a *Prealign) roleChunk(lo, hi int) {
 // fuseChunk writes fine vertices [lo, hi): f + T(f) (Transfer.Apply) at
 // a vertex of one role or none, and at a blend vertex
 //
-//	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A (W o − Σ_J w_J D (g_J − f)),
+//	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A Σ_J w_J (o − D (g_J − f)),
 //
-// with W = Σ_J w_J and o the coarse offsets of Eq. 5: one pass over the
-// vertex's row of S^n A for all its roles.
+// with o the coarse offsets of Eq. 5 (o − D (g_J − f) is hAt): one pass
+// over the vertex's row of S^n A for all its roles (blend).
 func (a *Prealign) fuseChunk(lo, hi int) {
-	t, nc := a.t, a.t.nc
+	t := a.t
 	off, fine, dst := t.off, a.fine, a.dst
 	for u := lo; u < hi; u++ {
 		i := a.bIdx[u]
@@ -342,30 +420,48 @@ func (a *Prealign) fuseChunk(lo, hi int) {
 			dst[u] = fine[u].Add(t.smoothed(off, u))
 			continue
 		}
-		j0, j1 := a.bStart[i], a.bStart[i+1]
-		var g geom.Vec3
-		wsum := 0.0
-		for j := j0; j < j1; j++ {
-			g = g.Add(a.g[j].Scale(a.bW[j]))
-			wsum += a.bW[j]
-		}
-		var x, y, z float64
-		r0, r1 := t.uStart[u], t.uStart[u+1]
-		col, rw := t.uCol[r0:r1], t.uW[r0:r1:r1]
-		for e, v := range col {
-			o := off[v]
-			ox, oy, oz := wsum*o.X, wsum*o.Y, wsum*o.Z
-			for j := j0; j < j1; j++ {
-				d, w := a.doff[int(a.bRole[j])*nc+int(v)], a.bW[j]
-				ox -= w * d.X
-				oy -= w * d.Y
-				oz -= w * d.Z
-			}
-			we := rw[e]
-			x += we * ox
-			y += we * oy
-			z += we * oz
-		}
-		dst[u] = geom.Vec3{X: g.X + x, Y: g.Y + y, Z: g.Z + z}
+		dst[u] = a.blend(u, int(a.bStart[i]), int(a.bStart[i+1]))
 	}
+}
+
+// blend is fuseChunk's result at blend vertex u, whose roles are entries
+// [j0, j1) of the blend rows. Two roles, the usual case, are written out.
+func (a *Prealign) blend(u, j0, j1 int) geom.Vec3 {
+	t, nr := a.t, len(a.roles)
+	var g geom.Vec3
+	for j := j0; j < j1; j++ {
+		g = g.Add(a.g[j].Scale(a.bW[j]))
+	}
+	var x, y, z float64
+	r0, r1 := t.uStart[u], t.uStart[u+1]
+	col, rw := t.uCol[r0:r1], t.uW[r0:r1:r1]
+	if j1-j0 == 2 {
+		k0, k1 := int(a.bRole[j0]), int(a.bRole[j0+1])
+		w0, w1 := a.bW[j0], a.bW[j0+1]
+		for e, v := range col {
+			b := int(v) * nr
+			h0, h1 := a.hAt[b+k0], a.hAt[b+k1]
+			we := rw[e]
+			x += we * (w0*h0.X + w1*h1.X)
+			y += we * (w0*h0.Y + w1*h1.Y)
+			z += we * (w0*h0.Z + w1*h1.Z)
+		}
+		return geom.Vec3{X: g.X + x, Y: g.Y + y, Z: g.Z + z}
+	}
+	ks, ws := a.bRole[j0:j1], a.bW[j0:j1:j1]
+	for e, v := range col {
+		b := int(v) * nr
+		var ox, oy, oz float64
+		for j, k := range ks {
+			h, w := a.hAt[b+int(k)], ws[j]
+			ox += w * h.X
+			oy += w * h.Y
+			oz += w * h.Z
+		}
+		we := rw[e]
+		x += we * ox
+		y += we * oy
+		z += we * oz
+	}
+	return geom.Vec3{X: g.X + x, Y: g.Y + y, Z: g.Z + z}
 }

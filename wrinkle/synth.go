@@ -60,12 +60,20 @@ type roleData struct {
 	// about the bone as swung) at swing grid point (g0, g1).
 	frames []axisFrame
 	center geom.Vec3
-	plan   rolePlan
-	// per-frame scratch; chainM[k] is chainT[k].R as a matrix
+	// rest[i] is listed vertex i's rest position.
+	rest []geom.Vec3
+	plan rolePlan
+	// per-frame scratch; chainM[k] is chainT[k].R as a matrix, off[i]
+	// listed vertex i's local offset δ_J (doc.go, step 3)
 	chainD []geom.Quat
 	chainT []geom.Rigid
 	chainM []rot3
+	off    []geom.Vec3
 }
+
+// roleTask is a piece of the first pass of Synthesize: role k's listed
+// vertices [lo, hi).
+type roleTask struct{ k, lo, hi int32 }
 
 // rolePlan is what a frame's interpolation of one role needs, set before
 // the vertex loop. A DoF whose fraction is 0 or 1 (at a grid line, or
@@ -78,6 +86,14 @@ type rolePlan struct {
 	corner [8]int
 	frame  [2][2]*axisFrame // twist axis at each swing corner
 	coef   [3]slerpCoef
+}
+
+// jointSkin is a joint's skinning transform of the frame, laid out for
+// the vertex loop: x ↦ M x + T, M the rotation of the quaternion Q.
+type jointSkin struct {
+	M rot3
+	T geom.Vec3
+	Q geom.Quat
 }
 
 // influence is one role's share of a vertex: the role's index in
@@ -108,7 +124,7 @@ type Synthesizer struct {
 	infl    []influence
 	restOff []geom.Vec3
 	skin    []geom.Rigid
-	skinM   []rot3 // skin[j].R as matrices
+	joints  []jointSkin
 	warned  [NumRoles][3]bool
 	angles  [NumRoles]DoFs
 
@@ -121,8 +137,13 @@ type Synthesizer struct {
 	blendG  []geom.Vec3
 	blendAt []int32
 
+	// tasks split the roles' listed vertices into pieces of at most
+	// synthChunk for the first pass.
+	tasks []roleTask
+
 	pool     *pool
 	chunkFn  func(lo, hi int) // s.chunk, stored once: no allocation per frame
+	roleFn   func(lo, hi int) // s.roleChunk, likewise
 	dst      []geom.Vec3      // Synthesize's dst while the loop runs
 	parallel int              // fewest vertices split over the workers
 }
@@ -143,7 +164,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 	n := len(db.Rest)
 	s := &Synthesizer{rig: rig, opt: opt, rest: db.Rest, weights: db.Weights,
 		inflOff: make([]int32, n+1), restOff: make([]geom.Vec3, n),
-		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), skinM: make([]rot3, rig.Skeleton.NumJoints()),
+		skin: make([]geom.Rigid, rig.Skeleton.NumJoints()), joints: make([]jointSkin, rig.Skeleton.NumJoints()),
 		parallel: synthParallel}
 	var byRole [NumRoles]int
 	for r := range byRole {
@@ -205,6 +226,14 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd.pos = make([][4]float32, rd.js.NumSamples()*rd.nv)
 		rd.frames = twistFrames(rig, rd)
 		rd.center = rig.Roles[rd.role].Center
+		rd.rest = make([]geom.Vec3, rd.nv)
+		for i, v := range lists[k] {
+			rd.rest[i] = db.Rest[v]
+		}
+		rd.off = make([]geom.Vec3, rd.nv)
+		for lo := 0; lo < rd.nv; lo += synthChunk {
+			s.tasks = append(s.tasks, roleTask{int32(k), int32(lo), int32(min(lo+synthChunk, rd.nv))})
+		}
 	}
 	var buf []geom.Vec3
 	for si, ss := range db.Samples {
@@ -221,7 +250,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		rd.store(ls, lists[k], buf)
 	}
 	s.pool = newPool(opt.Workers)
-	s.chunkFn = s.chunk
+	s.chunkFn, s.roleFn = s.chunk, s.roleChunk
 	if s.verts != nil {
 		s.chunkFn = s.chunkVerts
 	}
@@ -304,7 +333,7 @@ func (s *Synthesizer) NumVerts() int { return len(s.rest) }
 func (s *Synthesizer) MemoryBytes() int {
 	n := len(s.restOff)*24 + len(s.inflOff)*4 + len(s.infl)*12
 	for _, rd := range s.roles {
-		n += len(rd.pos)*16 + len(rd.alpha)*8 + len(rd.frames)*96
+		n += len(rd.pos)*16 + len(rd.alpha)*8 + len(rd.frames)*96 + (len(rd.rest)+len(rd.off))*24
 	}
 	return n
 }
@@ -335,7 +364,7 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 	}
 	s.skin = skel.SkinMatrices(s.rig.Skeleton, p, s.skin)
 	for j, m := range s.skin {
-		s.skinM[j] = quatRot3(m.R)
+		s.joints[j] = jointSkin{M: quatRot3(m.R), T: m.T, Q: m.R}
 	}
 	for i := range s.roles {
 		if s.planRole(&s.roles[i]) {
@@ -348,8 +377,10 @@ func (s *Synthesizer) Synthesize(p skel.Pose, dst []geom.Vec3) (Status, error) {
 		n = len(s.verts)
 	}
 	if n < s.parallel {
+		s.roleFn(0, len(s.tasks))
 		s.chunkFn(0, n)
 	} else {
+		s.pool.run(len(s.tasks), 1, s.roleFn)
 		s.pool.run(n, synthChunk, s.chunkFn)
 	}
 	s.dst = nil
@@ -438,6 +469,14 @@ func (s *Synthesizer) planRole(rd *roleData) bool {
 	return clamped
 }
 
+// roleChunk runs the first pass of a frame for tasks [lo, hi): each
+// listed vertex's local offset δ_J for its role (doc.go, steps 2–3).
+func (s *Synthesizer) roleChunk(lo, hi int) {
+	for _, tk := range s.tasks[lo:hi] {
+		s.roles[tk.k].offsets(int(tk.lo), int(tk.hi))
+	}
+}
+
 // chunk synthesizes vertices [lo, hi) into s.dst: each vertex's roles'
 // local offsets blended with its influence weights (Eq. 4), carried into
 // the pose by its skinning.
@@ -454,48 +493,46 @@ func (s *Synthesizer) chunkVerts(lo, hi int) {
 	}
 }
 
-// vertex synthesizes vertex v into s.dst[v] (and, for a vertex that
-// blends roles, each role's own mesh into s.blendG when set).
+// vertex synthesizes vertex v into s.dst[v] and, for a vertex that
+// blends roles when s.blendG is set, each role's own mesh (the role's
+// offset alone, weight 1: what a Synthesizer of that role alone gives;
+// restOff is zero at an influenced vertex) into s.blendG.
 func (s *Synthesizer) vertex(v int) {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
-	if s.blendG != nil && len(ins) >= 2 {
-		s.blendVertex(v, ins)
-		return
-	}
 	acc := s.restOff[v]
 	for _, in := range ins {
-		rd := &s.roles[in.role]
-		off := rd.offset(int(in.i), s.rest[v])
-		acc = acc.Add(off.Scale(float64(in.w)))
+		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
 	}
-	p, q := s.skinning(v)
+	var q rot3
+	p := s.skinning(v, &q)
 	s.dst[v] = p.Add(q.apply(acc))
-}
-
-// blendVertex is vertex for a vertex of several roles, also writing each
-// role's own mesh (the role's offset alone, weight 1: what a Synthesizer
-// of that role alone gives) into s.blendG.
-func (s *Synthesizer) blendVertex(v int, ins []influence) {
-	var off [NumRoles]geom.Vec3
-	acc := s.restOff[v]
-	for k, in := range ins {
-		rd := &s.roles[in.role]
-		off[k] = rd.offset(int(in.i), s.rest[v])
-		acc = acc.Add(off[k].Scale(float64(in.w)))
-	}
-	p, q := s.skinning(v)
-	s.dst[v] = p.Add(q.apply(acc))
-	g := s.blendG[s.blendAt[v]:]
-	for k := range ins {
-		g[k] = p.Add(q.apply(s.restOff[v].Add(off[k])))
+	if s.blendG != nil && len(ins) >= 2 {
+		g := s.blendG[s.blendAt[v]:]
+		g = g[:len(ins)]
+		for k, in := range ins {
+			g[k] = p.Add(q.apply(s.roles[in.role].off[in.i]))
+		}
 	}
 }
 
-// offset returns listed vertex i's wrinkle offset for the role in its
-// local skinning frame: δ_J = R_J(v)ᵀ (y_J(v) − s_J(v)) (doc.go, step 3),
-// with r the vertex's rest position.
-func (rd *roleData) offset(i int, r geom.Vec3) geom.Vec3 {
-	y := rd.interpolate(i)
+// offsets sets off[lo:hi], the listed vertices' local offsets.
+func (rd *roleData) offsets(lo, hi int) {
+	if rd.frames != nil && rd.plan.n == [3]int{2, 2, 2} { // the usual case
+		for i := lo; i < hi; i++ {
+			rd.off[i] = rd.local(i, rd.ballAll(i))
+		}
+		return
+	}
+	for i := lo; i < hi; i++ {
+		rd.off[i] = rd.local(i, rd.interpolate(i))
+	}
+}
+
+// local returns listed vertex i's wrinkle offset for the role in its
+// local skinning frame, δ_J = R_J(v)ᵀ (y_J(v) − s_J(v)) (doc.go, step 3),
+// for its interpolated position y = y_J(v).
+func (rd *roleData) local(i int, y geom.Vec3) geom.Vec3 {
+	r := rd.rest[i]
 	// The skinned rest shape in the role's pose and its rotation.
 	// rot = (1 − Σα)·identity + Σ αₖ·qₖ, normalised.
 	sk := r
@@ -534,6 +571,23 @@ func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
 // starts at entry o of pos.
 func (rd *roleData) sample(o, i int) *[4]float32 { return &rd.pos[o+i] }
 
+// ballAll is interpolate for a ball joint with every DoF interpolated,
+// relative to the joint centre throughout (screwRel, rotRel): the twist
+// steps' radii give the swing steps' lengths, and each swing step's
+// result length is its interpolated radius.
+func (rd *roleData) ballAll(i int) geom.Vec3 {
+	pl := &rd.plan
+	c, o := &pl.coef[2], &pl.corner
+	e00, l00 := pl.frame[0][0].screwRel(&rd.pos[o[0]+i], &rd.pos[o[1]+i], c)
+	e01, l01 := pl.frame[0][1].screwRel(&rd.pos[o[2]+i], &rd.pos[o[3]+i], c)
+	e10, l10 := pl.frame[1][0].screwRel(&rd.pos[o[4]+i], &rd.pos[o[5]+i], c)
+	e11, l11 := pl.frame[1][1].screwRel(&rd.pos[o[6]+i], &rd.pos[o[7]+i], c)
+	q0, m0 := rotRel(e00, l00, e01, l01, &pl.coef[1])
+	q1, m1 := rotRel(e10, l10, e11, l11, &pl.coef[1])
+	y, _ := rotRel(q0, m0, q1, m1, &pl.coef[0])
+	return rd.center.Add(y)
+}
+
 // interpolate returns y_J for listed vertex i: the plan's corner samples
 // interpolated one DoF at a time in a fixed order, twist with the screw
 // scheme about the bone as swung at that corner (Eqs. 2–3), then the
@@ -548,58 +602,63 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 		}
 		return rotPolar(rd.center, s0, rd.sample(pl.corner[4], i), &pl.coef[0])
 	}
-	if pl.n == [3]int{2, 2, 2} { // the usual case, written out
-		c, o := &pl.coef[2], &pl.corner
-		p00 := pl.frame[0][0].screw(rd.sample(o[0], i), rd.sample(o[1], i), c)
-		p01 := pl.frame[0][1].screw(rd.sample(o[2], i), rd.sample(o[3], i), c)
-		p10 := pl.frame[1][0].screw(rd.sample(o[4], i), rd.sample(o[5], i), c)
-		p11 := pl.frame[1][1].screw(rd.sample(o[6], i), rd.sample(o[7], i), c)
-		q0 := rotFast(rd.center, p00, p01, &pl.coef[1])
-		q1 := rotFast(rd.center, p10, p11, &pl.coef[1])
-		return rotFast(rd.center, q0, q1, &pl.coef[0])
-	}
+	// Relative to the joint centre, with each point's distance to it
+	// carried along (screwRel, rotRel).
 	var q [2]geom.Vec3
+	var ql [2]float64
 	for i0 := 0; i0 < pl.n[0]; i0++ {
 		var p [2]geom.Vec3
+		var pl2 [2]float64
 		for i1 := 0; i1 < pl.n[1]; i1++ {
 			k := (i0*2 + i1) * 2
 			f := pl.frame[i0][i1]
 			if pl.n[2] == 2 {
-				p[i1] = f.screw(rd.sample(pl.corner[k], i), rd.sample(pl.corner[k+1], i), &pl.coef[2])
+				p[i1], pl2[i1] = f.screwRel(rd.sample(pl.corner[k], i), rd.sample(pl.corner[k+1], i), &pl.coef[2])
 			} else {
-				p[i1] = f.point(rd.sample(pl.corner[k], i))
+				p[i1] = f.point(rd.sample(pl.corner[k], i)).Sub(f.C)
+				pl2[i1] = p[i1].Len()
 			}
 		}
-		q[i0] = p[0]
+		q[i0], ql[i0] = p[0], pl2[0]
 		if pl.n[1] == 2 {
-			q[i0] = rotFast(rd.center, p[0], p[1], &pl.coef[1])
+			q[i0], ql[i0] = rotRel(p[0], pl2[0], p[1], pl2[1], &pl.coef[1])
 		}
 	}
 	if pl.n[0] == 2 {
-		return rotFast(rd.center, q[0], q[1], &pl.coef[0])
+		q[0], _ = rotRel(q[0], ql[0], q[1], ql[1], &pl.coef[0])
 	}
-	return q[0]
+	return rd.center.Add(q[0])
 }
 
-// skinning returns LBS(rest_v) and R_v, the rotation of the normalised
-// blend of the vertex's joints' rotations (sign-aligned): x = LBS(rest_v)
-// + R_v·acc carries a blended local offset acc into the pose.
-func (s *Synthesizer) skinning(v int) (geom.Vec3, rot3) {
-	w := s.weights
+// skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
+// normalised blend of the vertex's joints' rotations (sign-aligned to the
+// first): x = LBS(rest_v) + R_v·acc carries a blended local offset acc
+// into the pose. (R_v is written in place: a returned 72-byte matrix is
+// copied through the stack.)
+func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
+	w := &s.weights
 	r := s.rest[v]
-	var p geom.Vec3
-	var q geom.Quat
 	a, e := w.Offsets[v], w.Offsets[v+1]
-	for i := a; i < e; i++ {
-		j := w.Joints[i]
-		m := &s.skin[j]
-		wi := float64(w.W[i])
-		p = p.Add(s.skinM[j].apply(r).Add(m.T).Scale(wi))
-		mq := m.R
-		if i > a && mq.Dot(s.skin[w.Joints[a]].R) < 0 {
-			mq = mq.Scale(-1)
+	js, ws := w.Joints[a:e], w.W[a:e:e]
+	var px, py, pz float64
+	var q, q0 geom.Quat
+	for i, j := range js {
+		m := &s.joints[j]
+		wi := float64(ws[i])
+		px += (m.M[0]*r.X + m.M[1]*r.Y + m.M[2]*r.Z + m.T.X) * wi
+		py += (m.M[3]*r.X + m.M[4]*r.Y + m.M[5]*r.Z + m.T.Y) * wi
+		pz += (m.M[6]*r.X + m.M[7]*r.Y + m.M[8]*r.Z + m.T.Z) * wi
+		mq := m.Q
+		if i == 0 {
+			q0 = mq
+		} else if mq.Dot(q0) < 0 {
+			wi = -wi
 		}
-		q = q.Add(mq.Scale(wi))
+		q.W += mq.W * wi
+		q.X += mq.X * wi
+		q.Y += mq.Y * wi
+		q.Z += mq.Z * wi
 	}
-	return p, quatRot3(q)
+	rv.setQuat(q)
+	return geom.Vec3{X: px, Y: py, Z: pz}
 }

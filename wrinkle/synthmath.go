@@ -12,9 +12,18 @@ type rot3 [9]float64
 // the unit quaternion's matrix with 2 replaced by s. A zero q gives the
 // identity (as geom.Quat.Normalize does).
 func quatRot3(q geom.Quat) rot3 {
+	var m rot3
+	m.setQuat(q)
+	return m
+}
+
+// setQuat sets m to quatRot3(q) in place (a 72-byte result is otherwise
+// copied through the stack).
+func (m *rot3) setQuat(q geom.Quat) {
 	n := q.Dot(q)
 	if n == 0 {
-		return rot3{0: 1, 4: 1, 8: 1}
+		*m = rot3{0: 1, 4: 1, 8: 1}
+		return
 	}
 	s := 2 / n
 	w, x, y, z := q.W, q.X, q.Y, q.Z
@@ -22,11 +31,9 @@ func quatRot3(q geom.Quat) rot3 {
 	wx, wy, wz := w*xs, w*ys, w*zs
 	xx, xy, xz := x*xs, x*ys, x*zs
 	yy, yz, zz := y*ys, y*zs, z*zs
-	return rot3{
-		1 - (yy + zz), xy - wz, xz + wy,
-		xy + wz, 1 - (xx + zz), yz - wx,
-		xz - wy, yz + wx, 1 - (xx + yy),
-	}
+	m[0], m[1], m[2] = 1-(yy+zz), xy-wz, xz+wy
+	m[3], m[4], m[5] = xy+wz, 1-(xx+zz), yz-wx
+	m[6], m[7], m[8] = xz-wy, yz+wx, 1-(xx+yy)
 }
 
 // apply returns m·v.

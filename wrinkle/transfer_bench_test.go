@@ -169,3 +169,50 @@ func BenchmarkPrealignSynthesize(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBodyPush times BodyPush.SetBody and Push per frame on the
+// procedural shirt's 46k vertices (the synthesized stand-in of
+// transferScene) against the moving procedural body, through the walk's
+// 32 poses in a loop: exact (Refresh = 1, a BVH query per point) and walk
+// (the default Refresh: local walks, exact queries where they are due),
+// on one worker. ns/point is the CPU time per garment point.
+func BenchmarkBodyPush(b *testing.B) {
+	f := getFixture(b)
+	s := newTransferScene(b, 46000)
+	bm := f.body.Mesh
+	for _, mode := range []struct {
+		name    string
+		refresh int
+	}{{"exact", 1}, {"walk", 0}} {
+		b.Run(mode.name, func(b *testing.B) {
+			bp, err := NewBodyPush(bm.Verts, bm.Tris, len(s.fine.Verts), 0, 0)
+			must(b, err)
+			defer bp.Close()
+			bp.Workers, bp.Refresh = 1, mode.refresh
+			dst := make([]geom.Vec3, len(s.fine.Verts))
+			var st PushStats
+			frame := func(i int) {
+				k := i % len(s.poses)
+				copy(dst, s.fineX[k])
+				must(b, bp.SetBody(s.bodyX[k]))
+				ps, err := bp.Push(dst)
+				must(b, err)
+				st.Add(ps)
+			}
+			for i := range 2 * len(s.poses) {
+				frame(i)
+			}
+			st = PushStats{}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				frame(i)
+			}
+			cpu := float64(cpuTime() - cpu0)
+			b.ReportMetric(cpu/float64(b.N)/1e6, "cpu-ms/frame")
+			b.ReportMetric(cpu/float64(b.N)/float64(len(dst)), "ns/point")
+			b.ReportMetric(float64(st.Inside)/float64(b.N), "inside/frame")
+		})
+	}
+}

@@ -310,6 +310,12 @@ func writeBenchSynth(w io.Writer, f *benchSynthFlags, r *benchSynthResult) {
 		fmt.Fprintf(w, "cpu        %.2f ms of CPU time per frame, all threads (%.2f cores busy on average)\n",
 			r.cpu.Seconds()*1000/n, r.cpu.Seconds()/math.Max(r.wall.Seconds(), 1e-9))
 	}
+	var push wrinkle.PushStats
+	for _, st := range r.stats {
+		push.Add(st.Push)
+	}
+	fmt.Fprintf(w, "push-out   %.1f%% of vertex-frames moved, %.1f%% took the exact closest-point query (the rest: a walk over the body)\n",
+		100*float64(push.Pushed)/math.Max(1, n*float64(r.verts)), 100*float64(push.Exact)/math.Max(1, n*float64(r.verts)))
 	fmt.Fprintf(w, "paper      %.1fx wang2010's %.1f frames/s (46k vertices, 2010 GPU); %s issue 19's %.0f frames/s (10x)\n",
 		fps/paperFPS, paperFPS, verdict, 10*paperFPS)
 	fmt.Fprintf(w, "allocs     %.1f allocations, %.0f bytes per frame in the steady state (all goroutines)\n",

@@ -28,6 +28,7 @@ type builddbFlags struct {
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
 	skipUnsettled             bool
+	strainRelax               float64
 }
 
 func newBuilddbCmd() *cobra.Command {
@@ -91,6 +92,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.Float64Var(&f.poseTol, "pose-tolerance", build.DefaultPoseTolerance*1000, "mm a moving limb may reach into the rest of the body (negative: no pose check)")
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
+	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
@@ -133,6 +135,10 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 	opt.KeepInvalid = f.keepInvalid
 	opt.SkipInvalid = f.skipInvalid
 	opt.SkipUnsettled = f.skipUnsettled
+	if f.strainRelax != 0 && !(f.strainRelax >= 1 && f.strainRelax <= 1.95) {
+		return opt, fmt.Errorf("--strain-relax %g: want 1 to 1.95 (0: %g)", f.strainRelax, build.DefaultStrainRelax)
+	}
+	opt.Sim.StrainLimitRelax = f.strainRelax
 	return opt, nil
 }
 

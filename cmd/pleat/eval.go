@@ -527,6 +527,8 @@ func printEval(w io.Writer, ev *evalRun) {
 	fmt.Fprintf(w, "before the push-out: %d vertex-frames inside the body, %d more than 2 mm (%.3f%%)\n",
 		push.Inside, push.Deep, 100*float64(push.Deep)/math.Max(1, float64(n*ev.nf)))
 	vf := float64(n * ev.nf)
+	fmt.Fprintf(w, "push-out: %d vertex-frames moved, %d (%.1f%%) took the exact closest-point query (the rest: a walk over the body)\n",
+		push.Pushed, push.Exact, 100*float64(push.Exact)/math.Max(1, vf))
 	fmt.Fprintf(w, "penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm\n",
 		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000)
 	if rows := regionRows(ev); len(rows) > 0 {

@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -179,6 +180,17 @@ func TestResumeShardMerge(t *testing.T) {
 	}
 	if want := fmt.Sprintf(`"Hold":%d`, DefaultHold); !strings.Contains(string(db.Header.Settings), want) {
 		t.Errorf("header settings %s do not record the build's hold %s", db.Header.Settings, want)
+	}
+	var rec struct {
+		Sim         sim.Options `json:"sim"`
+		StrainRelax float64     `json:"strain_relax"`
+	}
+	if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.StrainRelax != DefaultStrainRelax || rec.Sim.StrainLimitRelax != 0 {
+		t.Errorf("header settings record strain relaxation %g and sim's %g, want %g beside plain simulator settings",
+			rec.StrainRelax, rec.Sim.StrainLimitRelax, DefaultStrainRelax)
 	}
 }
 
