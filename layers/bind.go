@@ -45,9 +45,12 @@ type surfaceBinding struct {
 	patchT [][3]int32
 	// nbr are each candidate triangle's neighbours across its edges that
 	// are candidates of the same part (ids in ctris, −1 for none)
-	nbr   [][3]int32
-	frame int // place calls, for the staggered candidate scans
-	thick float64
+	nbr [][3]int32
+	// vnbr[vnbrOff[k]:vnbrOff[k+1]] are the candidates of candidate k's
+	// part that share a corner with it (walkV)
+	vnbr, vnbrOff []int32
+	frame         int // place calls, for the staggered candidate scans
+	thick         float64
 }
 
 // crossBind is a second skin point for an outfit vertex that lies near a
@@ -322,6 +325,28 @@ func (sb *surfaceBinding) walk(cb *crossBind, q geom.Vec3) {
 	cb.best, cb.bestD = cur, d
 }
 
+// walkV is walk across the candidates' corners as well as their edges:
+// it steps over the jagged borders of a part (its triangles are those
+// whose first corner's strongest joint is the part's), where edge
+// neighbours are missing.
+func (sb *surfaceBinding) walkV(cb *crossBind, q geom.Vec3) {
+	cur := cb.best
+	d := sb.cent[cur].Dist2(q)
+	for range crossWalk {
+		next := int32(-1)
+		for _, nb := range sb.vnbr[sb.vnbrOff[cur]:sb.vnbrOff[cur+1]] {
+			if dn := sb.cent[nb].Dist2(q); dn < d {
+				d, next = dn, nb
+			}
+		}
+		if next < 0 {
+			break
+		}
+		cur = next
+	}
+	cb.best, cb.bestD = cur, d
+}
+
 // push keeps the cross-bound vertices of x outside the other body part's
 // tangent plane (as posed by the last place) where it is within reach.
 // At the output (anchors false) the exact test decides instead.
@@ -432,17 +457,25 @@ func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Ve
 		return p, n, false
 	}
 	if !cb.self {
-		// the walk can stop short of the nearest centroid where the
-		// part's triangles are not edge-connected: all candidates here,
-		// where it matters
-		sb.scan(cb, q)
+		// from the candidate place chose, across corners: an edge walk
+		// stops short of the nearest centroid where the part's
+		// triangles are not edge-connected (its jagged borders). A
+		// scan of all candidates here cost a third of the frame's
+		// candidate distances
+		sb.walkV(cb, q)
 	}
 	p, n, ok = sb.exactPlane(cb, q)
 	cb.lastT = cb.best
 	cb.lastR, cb.lastN = sb.relTo(cb.best, q)
 	cb.clear = math.NaN()
 	if ok {
+		// outside, the distance to the closest point bounds the
+		// distance to the patch (the pseudo-normal's side only tells
+		// which side it is on)
 		cb.clear = q.Sub(p).Dot(n) - sb.thick
+		if cb.clear > -sb.thick {
+			cb.clear = q.Dist(p) - sb.thick
+		}
 	}
 	if !ok || p.Dist2(q) > crossExact*crossExact {
 		return p, n, false
@@ -694,6 +727,22 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 				}
 			}
 		}
+	}
+	sb.vnbrOff = make([]int32, 1, len(ctBody)+1)
+	for _, ct := range ctBody {
+		tr := body.Tris[ct]
+		start := len(sb.vnbr)
+		for _, v := range tr {
+			for _, o := range inc[v] {
+				if o == ct || triJ[o] != triJ[ct] {
+					continue
+				}
+				if c, ok := ctID[o]; ok && !slices.Contains(sb.vnbr[start:], c) {
+					sb.vnbr = append(sb.vnbr, c)
+				}
+			}
+		}
+		sb.vnbrOff = append(sb.vnbrOff, int32(len(sb.vnbr)))
 	}
 	seen := map[int32]bool{}
 	var corners []int32 // body ids of the candidates' corners, in order
