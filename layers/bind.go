@@ -273,6 +273,11 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		cb.off = false
 		if cb.best >= 0 {
 			cb.p, tc = sb.cent[cb.best], sb.ctris[cb.best]
+			if cb.bestD > crossExact*crossExact && !cb.sphere {
+				// beyond the reach of the pushes and of the exact test
+				// (both check bestD first): no plane needed
+				continue
+			}
 		}
 		a, b, c := x[tc[0]], x[tc[1]], x[tc[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
@@ -379,7 +384,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			if cb.self {
 				ownDone, ownP, ownN = true, p, n
 			}
-		} else if q.Dist2(cb.p) > cb.reach*cb.reach {
+		} else if cb.best >= 0 && cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
 		s := q.Sub(cp).Dot(cn)
