@@ -25,6 +25,7 @@ type surfaceBinding struct {
 	bary  [][3]float64 // barycentric coordinates of the closest point
 	local []geom.Vec3  // offset in the triangle frame (u, n, w)
 	posed []geom.Vec3  // skinned used body vertices
+	mats  []affine     // scratch for lbs
 	valid []bool       // false: no body triangle (falls back to LBS)
 	cross []crossBind
 	skinP []geom.Vec3 // posed skin point of each outfit vertex (last place)
@@ -214,7 +215,10 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 // position into dst, and its triangle's normal into nrm (both len(verts));
 // unbound vertices keep dst as it is (the caller's LBS) and get normal 0.
 func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
-	sb.posed = skel.LBS(sb.rest, sb.w, skin, sb.posed)
+	if len(sb.posed) != len(sb.rest) {
+		sb.posed = make([]geom.Vec3, len(sb.rest))
+	}
+	sb.mats = lbs(sb.posed, sb.rest, sb.w, skin, sb.mats)
 	x := sb.posed
 	for i, t := range sb.tris {
 		if !sb.valid[i] {
