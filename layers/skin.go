@@ -14,8 +14,8 @@ type affine struct {
 
 // lbs is linear blend skinning, dst[v] = Σᵢ wᵢ(Rᵢ·src[v] + tᵢ), with the
 // blended matrix accumulated in registers: the same operations in the
-// same order as skel.LBS, so bit-identical to it, in about half its time
-// (it keeps the 12 sums in an array in memory). mats is scratch for the
+// same order as skel.LBS, so bit-identical to it, in about three
+// quarters of its time (it keeps the 12 sums in an array in memory). mats is scratch for the
 // transforms' affine form, grown as needed and returned. dst must hold
 // len(src) vertices and w describe them.
 func lbs(dst, src []geom.Vec3, w skel.Weights, skin []geom.Rigid, mats []affine) []affine {
