@@ -425,6 +425,22 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			po, no = ownP, ownN
 		}
 		x[cb.v] = pushOut(q, s, cn, po, no, sb.thick)
+		if own >= 0 && !anchors && !cb.self {
+			if ob := &sb.cross[own]; ob.lazy && ob.best >= 0 {
+				// the push slid a loose vertex over its own part's
+				// curved surface, away from where its plane was found
+				// (into the front of the thigh below the hip): found
+				// again where it is now, inside it goes back out the
+				// thickness along the exact pseudo-normal
+				q = x[cb.v]
+				if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
+					if o := q.Sub(p).Dot(n); o < 0 {
+						x[cb.v] = q.AddScaled(sb.thick-o, n)
+					}
+					ownP, ownN = p, n
+				}
+			}
+		}
 	}
 }
 

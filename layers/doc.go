@@ -105,6 +105,10 @@
 //     rules contact out: the clearance it found last (outside, the
 //     distance to the closest point less the thickness) exceeds how far
 //     the cloth has moved relative to the candidate it found then.
+//   - A loose vertex pushed out of another part at the output has its
+//     own part's exact closest point found again where the push left it;
+//     inside its own part there (the push slid it over the curved
+//     surface), it goes back out the thickness along the pseudo-normal.
 //
 // # Classification
 //
