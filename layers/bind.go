@@ -25,6 +25,7 @@ type surfaceBinding struct {
 	bary  [][3]float64 // barycentric coordinates of the closest point
 	local []geom.Vec3  // offset in the triangle frame (u, n, w)
 	posed []geom.Vec3  // skinned used body vertices
+	mats  []affine     // scratch for lbs
 	valid []bool       // false: no body triangle (falls back to LBS)
 	cross []crossBind
 	skinP []geom.Vec3 // posed skin point of each outfit vertex (last place)
@@ -36,15 +37,21 @@ type surfaceBinding struct {
 	// vertex u are ringT[ring[2u]:ring[2u+1]] (used-vertex ids)
 	ring  []int32
 	ringT [][3]int32
+	// ringA[i] is the rest-pose angle of ringT[i] at the ring's vertex:
+	// the weights of the corner pseudo-normals (exactPlane)
+	ringA []float64
 	// patchT[patch[k]:patch[k+1]] are the distinct body triangles around
 	// the corners of candidate k, in the order the rings give them
 	patch  []int32
 	patchT [][3]int32
 	// nbr are each candidate triangle's neighbours across its edges that
 	// are candidates of the same part (ids in ctris, −1 for none)
-	nbr   [][3]int32
-	frame int // place calls, for the staggered candidate scans
-	thick float64
+	nbr [][3]int32
+	// vnbr[vnbrOff[k]:vnbrOff[k+1]] are the candidates of candidate k's
+	// part that share a corner with it (walkV)
+	vnbr, vnbrOff []int32
+	frame         int // place calls, for the staggered candidate scans
+	thick         float64
 }
 
 // crossBind is a second skin point for an outfit vertex that lies near a
@@ -83,11 +90,15 @@ type crossBind struct {
 	off    bool
 	// self: the part is the vertex's own (its bound triangle's), for a
 	// vertex of the floating layer, which slides over its limb away from
-	// its bound point; only the output's exact test uses it. clear is
-	// the clearance beyond the thickness that test found last (NaN before
-	// the first), when the vertex was at lastR from candidate lastT's
+	// its bound point; only the output's exact test uses it. lazy: the
+	// own part of a loose vertex near another part, whose loose particle
+	// moves away from its bound point too; it is not tested itself, only
+	// found when another part's push moves the vertex, so that the push
+	// keeps it outside its own part (pushOut). clear is the clearance
+	// beyond the thickness the exact test found last (NaN before the
+	// first), when the vertex was at lastR from candidate lastT's
 	// centroid and lastT's normal was lastN
-	self         bool
+	self, lazy   bool
 	clear        float64
 	lastT        int32
 	lastR, lastN geom.Vec3
@@ -136,7 +147,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
-		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own bool, gate int) {
+		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own, lazy bool, gate int) {
 			// the joints of the part gate and the vertex's own (for an
 			// adjacent part, the joint between them: the child's rotation
 			// relative to its parent's bends it)
@@ -150,7 +161,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 			t := body.Tris[ct]
 			c0 := int32(len(sb.cand))
 			reach, most := crossCand, crossCands
-			if adj || own {
+			if adj || own || lazy {
 				reach, most = adjCand, adjCands
 			}
 			for _, ct := range cross.near(g, t, cb, reach, most) {
@@ -165,28 +176,28 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, lazy: lazy, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
 		}
 		ct1, cb1, d1, g1, ok1 := cross.find(p, int(h.Tri), 1, adjReach, -1)
 		ct2, cb2, d2, g2, ok2 := cross.find(p, int(h.Tri), 2, crossReach, -1)
 		// the own part first, then the adjacent one: the push out of a
 		// part further away comes last, so that it settles cloth squeezed
 		// between the two
-		if float(i) && d.Len() < selfReach {
+		if d.Len() < selfReach && (float(i) || sphere(i) && (ok1 || ok2)) {
 			if g := cross.group(int(h.Tri)); g >= 0 {
-				bindTo(h.Tri, h.Bary, d.Len(), g, false, true, -1)
+				bindTo(h.Tri, h.Bary, d.Len(), g, false, float(i), !float(i), -1)
 			}
 		}
 		if ok1 {
-			bindTo(ct1, cb1, d1, g1, true, false, g1)
+			bindTo(ct1, cb1, d1, g1, true, false, false, g1)
 		}
 		if ok2 {
 			// the next nearest part too (the raised thigh against the
 			// belly, beside the other thigh), for the exact test only
 			if ct, cb, d, g3, ok := cross.find(p, int(h.Tri), 2, secondReach, g2); ok && sphere(i) {
-				bindTo(ct, cb, d, g3, true, false, g3)
+				bindTo(ct, cb, d, g3, true, false, false, g3)
 			}
-			bindTo(ct2, cb2, d2, g2, false, false, -1)
+			bindTo(ct2, cb2, d2, g2, false, false, false, -1)
 		}
 	}
 	sb.rings(body, ctBody, cross.triJ, ctID, id)
@@ -204,7 +215,10 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 // position into dst, and its triangle's normal into nrm (both len(verts));
 // unbound vertices keep dst as it is (the caller's LBS) and get normal 0.
 func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
-	sb.posed = skel.LBS(sb.rest, sb.w, skin, sb.posed)
+	if len(sb.posed) != len(sb.rest) {
+		sb.posed = make([]geom.Vec3, len(sb.rest))
+	}
+	sb.mats = lbs(sb.posed, sb.rest, sb.w, skin, sb.mats)
 	x := sb.posed
 	for i, t := range sb.tris {
 		if !sb.valid[i] {
@@ -240,6 +254,9 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 			}
 		}
 		cb.no, cb.po = nrm[cb.v], sb.skinP[cb.v]
+		if cb.lazy {
+			continue // found when needed (push)
+		}
 		if cb.self && cb.best >= 0 {
 			// followed at the output, from where the cloth is (exact)
 			continue
@@ -260,6 +277,11 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		cb.off = false
 		if cb.best >= 0 {
 			cb.p, tc = sb.cent[cb.best], sb.ctris[cb.best]
+			if cb.bestD > crossExact*crossExact && !cb.sphere {
+				// beyond the reach of the pushes and of the exact test
+				// (both check bestD first): no plane needed
+				continue
+			}
 		}
 		a, b, c := x[tc[0]], x[tc[1]], x[tc[2]]
 		cb.n = geom.TriangleNormal(a, b, c).Unit()
@@ -312,6 +334,28 @@ func (sb *surfaceBinding) walk(cb *crossBind, q geom.Vec3) {
 	cb.best, cb.bestD = cur, d
 }
 
+// walkV is walk across the candidates' corners as well as their edges:
+// it steps over the jagged borders of a part (its triangles are those
+// whose first corner's strongest joint is the part's), where edge
+// neighbours are missing.
+func (sb *surfaceBinding) walkV(cb *crossBind, q geom.Vec3) {
+	cur := cb.best
+	d := sb.cent[cur].Dist2(q)
+	for range crossWalk {
+		next := int32(-1)
+		for _, nb := range sb.vnbr[sb.vnbrOff[cur]:sb.vnbrOff[cur+1]] {
+			if dn := sb.cent[nb].Dist2(q); dn < d {
+				d, next = dn, nb
+			}
+		}
+		if next < 0 {
+			break
+		}
+		cur = next
+	}
+	cb.best, cb.bestD = cur, d
+}
+
 // push keeps the cross-bound vertices of x outside the other body part's
 // tangent plane (as posed by the last place) where it is within reach.
 // At the output (anchors false) the exact test decides instead.
@@ -326,12 +370,12 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.self {
+		if cb.self || cb.lazy {
 			own, ownDone = k, false
 		} else if own >= 0 && sb.cross[own].v != cb.v {
 			own = -1
 		}
-		if (cb.adj || cb.self) && (anchors || cb.off) {
+		if (cb.adj || cb.self) && (anchors || cb.off) || cb.lazy {
 			continue
 		}
 		cp, cn := cb.p, cb.n
@@ -344,7 +388,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			if cb.self {
 				ownDone, ownP, ownN = true, p, n
 			}
-		} else if q.Dist2(cb.p) > cb.reach*cb.reach {
+		} else if cb.best >= 0 && cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > cb.reach*cb.reach {
 			continue
 		}
 		s := q.Sub(cp).Dot(cn)
@@ -364,7 +408,15 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 		} else if own >= 0 && !anchors {
 			if !ownDone {
 				ownDone, ownP, ownN = true, po, no
-				if ob := &sb.cross[own]; ob.best >= 0 {
+				ob := &sb.cross[own]
+				switch {
+				case !ob.lazy || ob.c1 == ob.c0:
+				case ob.best < 0:
+					sb.scan(ob, q)
+				default:
+					sb.walk(ob, q)
+				}
+				if ob.best >= 0 {
 					if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
 						ownP, ownN = p, n
 					}
@@ -373,14 +425,32 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			po, no = ownP, ownN
 		}
 		x[cb.v] = pushOut(q, s, cn, po, no, sb.thick)
+		if own >= 0 && !anchors && !cb.self {
+			if ob := &sb.cross[own]; ob.lazy && ob.best >= 0 {
+				// the push slid a loose vertex over its own part's
+				// curved surface, away from where its plane was found
+				// (into the front of the thigh below the hip): found
+				// again where it is now, inside it goes back out the
+				// thickness along the exact pseudo-normal
+				q = x[cb.v]
+				if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
+					if o := q.Sub(p).Dot(n); o < 0 {
+						x[cb.v] = q.AddScaled(sb.thick-o, n)
+					}
+					ownP, ownN = p, n
+				}
+			}
+		}
 	}
 }
 
 // exact returns the exact closest point on cb's part near q and its
 // pseudo-normal (exactPlane), or false where the test is not needed: the
-// part is out of reach, or (own part) conservative advancement shows that
-// q cannot have come within the thickness since the last test, or (other
-// parts) the nearest candidate's plane puts q beyond the thickness.
+// part is out of reach, or (other parts) the nearest candidate's plane
+// puts q beyond the thickness by more than the margin (crossMargin for a
+// part two or more joints away, none for an adjacent one), or
+// conservative advancement shows that q cannot have come within the
+// thickness since the last test.
 func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Vec3, ok bool) {
 	if cb.self && cb.best >= 0 {
 		// the floating cloth is not where skinning puts it (place): the
@@ -396,33 +466,40 @@ func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Ve
 	if cb.best < 0 || cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > crossExact*crossExact {
 		return p, n, false
 	}
-	if cb.self {
-		// the clearance c found last bounds the distance to the patch
-		// around candidate lastT from below, less how far q has moved
-		// relative to it since: the change of its offset r from the
-		// centroid plus |r| times the turn of its normal (the patch
-		// turning about its centroid); every crossFull frames it is
-		// tested regardless (the patch also deforms)
-		r, nt := sb.relTo(cb.lastT, q)
-		if cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+	if !cb.self {
+		if s := q.Sub(cb.p).Dot(cb.n) - sb.thick; cb.adj && s > 0 || s > crossMargin {
 			return p, n, false
 		}
-	} else {
-		if q.Sub(cb.p).Dot(cb.n) > sb.thick {
-			return p, n, false
-		}
-		// the walk can stop short of the nearest centroid where the
-		// part's triangles are not edge-connected: all candidates here,
-		// where it matters
-		sb.scan(cb, q)
+	}
+	// the clearance c found last bounds the distance to the patch around
+	// candidate lastT from below, less how far q has moved relative to it
+	// since: the change of its offset r from the centroid plus |r| times
+	// the turn of its normal (the patch turning about its centroid);
+	// every crossFull frames it is tested regardless (the patch also
+	// deforms)
+	r, nt := sb.relTo(cb.lastT, q)
+	if cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+		return p, n, false
+	}
+	if !cb.self {
+		// from the candidate place chose, across corners: an edge walk
+		// stops short of the nearest centroid where the part's
+		// triangles are not edge-connected (its jagged borders). A
+		// scan of all candidates here cost a third of the frame's
+		// candidate distances
+		sb.walkV(cb, q)
 	}
 	p, n, ok = sb.exactPlane(cb, q)
-	if cb.self {
-		cb.lastT = cb.best
-		cb.lastR, cb.lastN = sb.relTo(cb.best, q)
-		cb.clear = math.NaN()
-		if ok {
-			cb.clear = q.Sub(p).Dot(n) - sb.thick
+	cb.lastT = cb.best
+	cb.lastR, cb.lastN = sb.relTo(cb.best, q)
+	cb.clear = math.NaN()
+	if ok {
+		// outside, the distance to the closest point bounds the
+		// distance to the patch (the pseudo-normal's side only tells
+		// which side it is on)
+		cb.clear = q.Sub(p).Dot(n) - sb.thick
+		if cb.clear > -sb.thick {
+			cb.clear = q.Dist(p) - sb.thick
 		}
 	}
 	if !ok || p.Dist2(q) > crossExact*crossExact {
@@ -469,6 +546,10 @@ const (
 	// crossExact (m): the output's exact test runs for vertices within it
 	// of the chosen candidate's centroid
 	crossExact = 0.08
+	// crossMargin (m): and for a part two or more joints away, where the
+	// chosen candidate's plane puts it no more than this beyond the
+	// thickness (skinning sinks the arm past the armpit's centroids)
+	crossMargin = 0.01
 	// selfReach (m): a floating vertex this near the skin at rest gets a
 	// binding to its own part (as near as collideSkin's skinContact)
 	selfReach = 0.06
@@ -672,6 +753,22 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 			}
 		}
 	}
+	sb.vnbrOff = make([]int32, 1, len(ctBody)+1)
+	for _, ct := range ctBody {
+		tr := body.Tris[ct]
+		start := len(sb.vnbr)
+		for _, v := range tr {
+			for _, o := range inc[v] {
+				if o == ct || triJ[o] != triJ[ct] {
+					continue
+				}
+				if c, ok := ctID[o]; ok && !slices.Contains(sb.vnbr[start:], c) {
+					sb.vnbr = append(sb.vnbr, c)
+				}
+			}
+		}
+		sb.vnbrOff = append(sb.vnbrOff, int32(len(sb.vnbr)))
+	}
 	seen := map[int32]bool{}
 	var corners []int32 // body ids of the candidates' corners, in order
 	for _, ct := range ctBody {
@@ -683,10 +780,14 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 		}
 	}
 	around := make([][][3]int32, len(corners))
+	angle := make([][]float64, len(corners))
 	for i, v := range corners {
 		for _, t := range inc[v] {
 			tr := body.Tris[t]
 			around[i] = append(around[i], [3]int32{id(tr[0]), id(tr[1]), id(tr[2])})
+			k := slices.Index(tr[:], v)
+			x := body.Verts
+			angle[i] = append(angle[i], cornerAngle(x[tr[k]], x[tr[(k+1)%3]], x[tr[(k+2)%3]]))
 		}
 	}
 	// the used ids are final now
@@ -699,6 +800,7 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 		u := id(v)
 		sb.ring[2*u] = int32(len(sb.ringT))
 		sb.ringT = append(sb.ringT, around[i]...)
+		sb.ringA = append(sb.ringA, angle[i]...)
 		sb.ring[2*u+1] = int32(len(sb.ringT))
 	}
 	sb.patch = make([]int32, len(sb.ctris)+1)

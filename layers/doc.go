@@ -92,14 +92,23 @@
 //     replaces the bound skin point's in the pushes out of other parts.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
-//     Options.Thickness outside its plane gets the candidate nearest it
-//     (all scanned) and the exact closest point on the body triangles
-//     around that candidate's corners, and the angle-
-//     weighted pseudo-normal of the feature it lies on (face, edge or
-//     corner, from all the body triangles there; Bærentzen and Aanæs
-//     2005), whose sign tells inside from outside as the body's signed
-//     distance does; inside, it is pushed out as above. This catches
-//     cloth deep inside the other part, beyond the plane's trusted reach.
+//     Options.Thickness plus 1 cm outside its plane (plus nothing for an
+//     adjacent part) gets the candidate nearest it (walking across the
+//     candidates' edges and corners from the one chosen) and the exact
+//     closest point on the body triangles around that candidate's
+//     corners, and the angle-weighted pseudo-normal of the feature it
+//     lies on (face, edge or corner, from all the body triangles there;
+//     Bærentzen and Aanæs 2005), whose sign tells inside from outside as
+//     the body's signed distance does; inside, it is pushed out as above.
+//     This catches cloth deep inside the other part, beyond the plane's
+//     trusted reach. The test is skipped while conservative advancement
+//     rules contact out: the clearance it found last (outside, the
+//     distance to the closest point less the thickness) exceeds how far
+//     the cloth has moved relative to the candidate it found then.
+//   - A loose vertex pushed out of another part at the output has its
+//     own part's exact closest point found again where the push left it;
+//     inside its own part there (the push slid it over the curved
+//     surface), it goes back out the thickness along the pseudo-normal.
 //
 // # Classification
 //

@@ -113,10 +113,17 @@ func (sb *surfaceBinding) exactPlane(cb *crossBind, q geom.Vec3) (p, n geom.Vec3
 			// a corner beyond the rings: the face's normal
 			return p, geom.TriangleNormal(x[tc[0]], x[tc[1]], x[tc[2]]).Unit(), true
 		}
-		for _, t := range sb.around(v) {
-			k := slices.Index(t[:], v)
-			a, b, c := x[t[k]], x[t[(k+1)%3]], x[t[(k+2)%3]]
-			n = n.AddScaled(cornerAngle(a, b, c), geom.TriangleNormal(a, b, c).Unit())
+		// weighted by the rest pose's corner angles (no atan2 per
+		// query): skinning blends rigid motions, which keep angles, so
+		// they change only where the blend varies across the ring (a few
+		// degrees at a bent joint). At a convex (concave) corner whose
+		// faces' normals are pairwise less than 90° apart, q − p is a
+		// non-negative (non-positive) combination of them, so any
+		// positive weights give the sign the exact ones do; only at
+		// sharper or saddle corners can the weights' error matter
+		i0 := sb.ring[2*v]
+		for i, t := range sb.around(v) {
+			n = n.AddScaled(sb.ringA[int(i0)+i], geom.TriangleNormal(x[t[0]], x[t[1]], x[t[2]]).Unit())
 		}
 	}
 	if n = n.Unit(); n == (geom.Vec3{}) {

@@ -34,8 +34,23 @@ func TestClosestOnTri(t *testing.T) {
 // dent: concave edges and a concave corner), the sign of (q − p)·n from
 // exactPlane (closest point and angle-weighted pseudo-normal) tells inside
 // from outside (the winding number) for points near faces, edges and
-// corners, where one face's normal would not.
+// corners, where one face's normal would not; also where the mesh is
+// posed by an affine map that changes its corner angles (skinning changes
+// them much less) while the weights are the rest pose's.
 func TestExactPlaneSign(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pose func(geom.Vec3) geom.Vec3
+	}{
+		{"rest", func(p geom.Vec3) geom.Vec3 { return p }},
+		{"sheared", func(p geom.Vec3) geom.Vec3 { return geom.V(1.3*p.X+0.4*p.Y, 0.8*p.Y, p.Z+0.3*p.X) }},
+		{"squashed", func(p geom.Vec3) geom.Vec3 { return geom.V(0.5*p.X, p.Y, 1.5*p.Z) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { exactPlaneSign(t, tc.pose) })
+	}
+}
+
+func exactPlaneSign(t *testing.T, pose func(geom.Vec3) geom.Vec3) {
 	v := []geom.Vec3{geom.V(1, 0, 0), geom.V(-1, 0, 0), geom.V(0, 1, 0), geom.V(0, -1, 0), geom.V(0, 0, 1), geom.V(0, 0, -1)}
 	var tris [][3]int32
 	for _, sx := range []int32{0, 1} {
@@ -60,6 +75,16 @@ func TestExactPlaneSign(t *testing.T) {
 		sb.cent[k] = v[tr[0]].Add(v[tr[1]]).Add(v[tr[2]]).Scale(1.0 / 3)
 	}
 	sb.rings(body, ctBody, make([]int, len(tris)), ctID, func(u int32) int32 { return u })
+	// posed after the rings took the rest pose's corner angles
+	rest := v
+	v = make([]geom.Vec3, len(rest))
+	for i, p := range rest {
+		v[i] = pose(p)
+	}
+	sb.posed = v
+	for k, tr := range tris {
+		sb.cent[k] = v[tr[0]].Add(v[tr[1]]).Add(v[tr[2]]).Scale(1.0 / 3)
+	}
 	// winding number: the solid angles of the triangles seen from q
 	// (Van Oosterom and Strackee 1983) over 4π
 	inside := func(q geom.Vec3) bool {
