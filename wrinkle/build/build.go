@@ -448,7 +448,7 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 			return nil, res, &SampleError{s, fmt.Errorf("coarse stage: %w", err)}
 		}
 		res.CoarseSteps = sr.Frames
-		from = c.carry(x)
+		from = c.carry(x, skel.SkinMatrices(b.ch.Skeleton, pose, nil), b.start)
 		settle.Transition = 1e-9 // the body is in the pose already
 	}
 	t1 := time.Now()
