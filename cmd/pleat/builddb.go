@@ -94,7 +94,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
-	fl.IntVar(&f.coarse, "coarse", 0, "vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/4 when --verts refines; -1: off)")
+	fl.IntVar(&f.coarse, "coarse", 0, "vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: off; -1: --verts/4 when --verts refines)")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
@@ -142,7 +142,7 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 	}
 	opt.Sim.StrainLimitRelax = f.strainRelax
 	if f.coarse < -1 {
-		return opt, fmt.Errorf("--coarse %d: want -1 (off), 0 (--verts/4) or a vertex count", f.coarse)
+		return opt, fmt.Errorf("--coarse %d: want 0 (off), -1 (--verts/4) or a vertex count", f.coarse)
 	}
 	opt.Coarse = f.coarse
 	return opt, nil

@@ -35,11 +35,11 @@ type Options struct {
 	// Coarse is the vertex count of the coarse refinement of the garments
 	// each sample settles on first (coarse-to-fine settle): the sample's
 	// pose is reached and settled there, carried over to the samples'
-	// vertices, and settled again in the pose. 0 means
+	// vertices, and settled again in the pose. 0 means none (each sample
+	// settles on the fine garment alone); CoarseAuto means
 	// Sim.TargetVerts/DefaultCoarseRatio when Sim.TargetVerts refines
-	// the garments to at least twice that many vertices, and no coarse
-	// stage otherwise; negative means none. It is recorded beside the
-	// simulator settings.
+	// the garments to at least twice that many vertices, and none
+	// otherwise. It is recorded beside the simulator settings.
 	Coarse int
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
@@ -225,9 +225,12 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	g, w, offs, names := sim.JoinPieces(pieces)
 	b.pieces = offs
 	b.verts = len(g.Verts)
-	if opt.Coarse > 0 || (opt.Coarse == 0 && opt.Sim.TargetVerts > 0) {
+	if opt.Coarse < 0 && opt.Coarse != CoarseAuto {
+		return nil, fmt.Errorf("build: coarse refinement to %d vertices: want 0 (none), CoarseAuto or a vertex count", opt.Coarse)
+	}
+	if opt.Coarse > 0 || (opt.Coarse == CoarseAuto && opt.Sim.TargetVerts > 0) {
 		n := opt.Coarse
-		if n == 0 {
+		if n == CoarseAuto {
 			n = opt.Sim.TargetVerts / DefaultCoarseRatio
 		}
 		if b.coarse, err = newCoarseStage(ctx, b, n); err != nil {

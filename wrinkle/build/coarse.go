@@ -11,8 +11,13 @@ import (
 )
 
 // DefaultCoarseRatio is the ratio of the samples' vertex count to that of
-// the coarse refinement each sample settles on first (Options.Coarse 0).
+// the coarse refinement each sample settles on first (Options.Coarse
+// CoarseAuto).
 const DefaultCoarseRatio = 4
+
+// CoarseAuto as Options.Coarse asks for a coarse stage of
+// Sim.TargetVerts/DefaultCoarseRatio vertices.
+const CoarseAuto = -1
 
 // coarseStage settles samples on a coarser refinement of the same garments
 // first: most of a sample's frames go into the limb's move and into

@@ -115,8 +115,9 @@ func TestCoarseToFine(t *testing.T) {
 	}
 }
 
-// TestCoarseOff checks when the coarse stage is off: by default without
-// refinement, and when asked for one not coarser than the samples'.
+// TestCoarseOff checks when the coarse stage is off: by default (with or
+// without refinement), for CoarseAuto without refinement, and when asked
+// for one not coarser than the samples'.
 func TestCoarseOff(t *testing.T) {
 	sc := coarseScene(t)
 	spec := parseSpec(t, elbowSpecJSON)
@@ -126,6 +127,16 @@ func TestCoarseOff(t *testing.T) {
 	}
 	if b.coarse != nil || strings.Contains(string(b.Build().Header().Settings), "coarse_verts") {
 		t.Errorf("coarse stage without refinement: settings %s", b.Build().Header().Settings)
+	}
+	for _, opt := range []Options{{Sim: sim.Options{TargetVerts: 2000}}, {Coarse: CoarseAuto}} {
+		opt.Settle = quickSettle
+		b, err := New(sc.Character, sc.Garments, spec, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.coarse != nil {
+			t.Errorf("Coarse %d, TargetVerts %d: coarse stage of %d vertices, want none", opt.Coarse, opt.Sim.TargetVerts, b.coarse.verts)
+		}
 	}
 	_, err = New(sc.Character, sc.Garments, spec, Options{Sim: sim.Options{TargetVerts: 1000}, Coarse: 900, Settle: quickSettle})
 	if err == nil || !strings.Contains(err.Error(), "not at most half as fine") {

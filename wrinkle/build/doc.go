@@ -8,9 +8,9 @@
 // is the sample. The package wrinkle holds the format, the journal and
 // the synthesis, which do not need the simulator.
 //
-// A build that refines the garments (sim.Options.TargetVerts) settles
-// each sample coarse-to-fine by default (Options.Coarse): first on the
-// same garments refined to a quarter of the vertices, the whole way from
+// A build that refines the garments (sim.Options.TargetVerts) can settle
+// each sample coarse-to-fine (Options.Coarse): first on the same
+// garments refined to fewer vertices (CoarseAuto: a quarter), the whole way from
 // the rest pose, then on the fine garment started from that shape in the
 // pose (sim.Simulator.StartPosed: each fine rest vertex lies on a coarse
 // rest triangle, both refining the same source triangles; it starts at
