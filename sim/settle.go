@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pleat-dev/pleat/cloth"
+	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/skel"
 )
@@ -285,5 +286,76 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 			c.V[k] = geom.Vec3{}
 		}
 	}
+	return nil
+}
+
+// StartPosed places the body in pose and the garments at x, one slice per
+// piece in the piece's own vertex order, at rest (zero velocities): the
+// shape the garments take in pose, found elsewhere (a coarser refinement
+// of the same garments settled into pose and carried over to these
+// pieces). A following SettleTo into the same pose starts from there with
+// no body motion. The attached loops and pins are bound to the body where
+// it is now (the rest pose after New, with the garments where StartFrom
+// put them), as a settle from that state binds them, and their vertices
+// are placed on their targets in pose. x is pushed out of the body as
+// Prepare pushes the fitted garment (collide.ResolveInitial: a vertex
+// carried over from a coarser shape may lie a chord's sag inside), then
+// strain limited. It is not pushed out of the inner pieces: in a posed
+// body their open surfaces fold, and the side a vertex is on is not known
+// (pushed out of the trousers of a hip flexed 75°, a third of the
+// MakeHuman shirt ended up inside the body); x is taken to keep the
+// layers apart as it came.
+//
+// It must come before the first Step or SettleTo; x is not modified; the
+// error names the piece or vertex at fault.
+func (s *Simulator) StartPosed(pose skel.Pose, x [][]geom.Vec3) error {
+	if s.frame != 0 || s.loops.bound {
+		return fmt.Errorf("sim: StartPosed after the simulation started (frame %d)", s.frame)
+	}
+	if err := s.checkPose(pose); err != nil {
+		return err
+	}
+	if len(x) != len(s.cloths) {
+		return fmt.Errorf("sim: StartPosed has %d pieces, the simulator %d", len(x), len(s.cloths))
+	}
+	for i, c := range s.cloths {
+		if len(x[i]) != len(c.X) {
+			return fmt.Errorf("sim: StartPosed piece %d (%s) has %d vertices, the simulator %d", i, s.pieces[i].Name, len(x[i]), len(c.X))
+		}
+		for v, p := range x[i] {
+			if !p.IsFinite() {
+				return fmt.Errorf("sim: StartPosed piece %d (%s) vertex %d is not finite", i, s.pieces[i].Name, v)
+			}
+		}
+	}
+	s.bind()
+	b := s.body
+	s.skin = skel.SkinMatrices(s.sk, pose, s.skin)
+	b.cur = b.skin(s.skin, b.cur)
+	b.setup.SetFrame(b.cur)
+	s.loops.targets(b.cur, s.loops.prev)
+	for i, c := range s.cloths {
+		o := s.pieces[i].order
+		for k := range c.X {
+			v := k
+			if o != nil {
+				v = int(o.perm[k])
+			}
+			c.X[k] = x[i][v]
+			c.V[k] = geom.Vec3{}
+		}
+		pc := s.pieces[i]
+		if !s.opt.NoBody {
+			if _, err := collide.ResolveInitial(c.X, pc.Mesh.Tris, b.setup, s.thick, 20); err != nil {
+				return fmt.Errorf("sim: %s: %w", pc.Name, err)
+			}
+		}
+		for j, v := range slices.Concat(pc.Attach, pc.Pins) {
+			c.X[v] = s.loops.prev[i][j]
+		}
+		c.LimitStrain()
+	}
+	s.moves.reset(s.skin)
+	copyPose(&s.pose, pose)
 	return nil
 }

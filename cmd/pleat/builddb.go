@@ -29,6 +29,7 @@ type builddbFlags struct {
 	keepInvalid, skipInvalid  bool
 	skipUnsettled             bool
 	strainRelax               float64
+	coarse                    int
 }
 
 func newBuilddbCmd() *cobra.Command {
@@ -93,6 +94,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
+	fl.IntVar(&f.coarse, "coarse", 0, "vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: off; -1: --verts/4 when --verts refines)")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
@@ -139,6 +141,10 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 		return opt, fmt.Errorf("--strain-relax %g: want 1 to 1.95 (0: %g)", f.strainRelax, build.DefaultStrainRelax)
 	}
 	opt.Sim.StrainLimitRelax = f.strainRelax
+	if f.coarse < -1 {
+		return opt, fmt.Errorf("--coarse %d: want 0 (off), -1 (--verts/4) or a vertex count", f.coarse)
+	}
+	opt.Coarse = f.coarse
 	return opt, nil
 }
 
@@ -247,8 +253,12 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 	if !st.Converged {
 		conv = "NOT at rest"
 	}
-	return fmt.Sprintf("%s: %s after %d frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s), ETA %s",
-		r.Pose.String(), conv, st.Steps, st.MaxStrain*100, st.MaxPenetration*1000,
+	frames := fmt.Sprint(st.Steps)
+	if r.CoarseSteps > 0 {
+		frames = fmt.Sprintf("%d coarse + %d", r.CoarseSteps, st.Steps)
+	}
+	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s), ETA %s",
+		r.Pose.String(), conv, frames, st.MaxStrain*100, st.MaxPenetration*1000,
 		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), eta.Round(time.Second))
 }
 

@@ -32,6 +32,15 @@ type Options struct {
 	// and when it is at rest (sim.SettleOptions; zero fields are its
 	// defaults, except Hold, which is DefaultHold).
 	Settle sim.SettleOptions
+	// Coarse is the vertex count of the coarse refinement of the garments
+	// each sample settles on first (coarse-to-fine settle): the sample's
+	// pose is reached and settled there, carried over to the samples'
+	// vertices, and settled again in the pose. 0 means none (each sample
+	// settles on the fine garment alone); CoarseAuto means
+	// Sim.TargetVerts/DefaultCoarseRatio when Sim.TargetVerts refines
+	// the garments to at least twice that many vertices, and none
+	// otherwise. It is recorded beside the simulator settings.
+	Coarse int
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
 	Jobs int
@@ -118,6 +127,10 @@ type SampleResult struct {
 	// measured: unlike the wall times, it does not grow when other work
 	// loads the machine.
 	CPU time.Duration
+	// CoarseSteps is the number of frames of the coarse stage (0 without
+	// one); Stats are the fine settle's, and Settle includes the coarse
+	// stage.
+	CoarseSteps int
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
 	// Missing is the reason the sample was recorded as missing (skipped
@@ -154,7 +167,8 @@ type Builder struct {
 	start    [][]geom.Vec3 // the garments settled in the rest pose, per piece: every sample starts from it
 	rest     SampleResult  // that settle (Setup and Settle times, Stats)
 	build    *wrinkle.Build
-	pieces   []int // vertex offset of each simulator piece in the garment
+	pieces   []int        // vertex offset of each simulator piece in the garment
+	coarse   *coarseStage // nil: samples settle on the fine garment alone
 	verts    int
 	check    *poseChecker
 }
@@ -211,6 +225,27 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	g, w, offs, names := sim.JoinPieces(pieces)
 	b.pieces = offs
 	b.verts = len(g.Verts)
+	if opt.Coarse < 0 && opt.Coarse != CoarseAuto {
+		return nil, fmt.Errorf("build: coarse refinement to %d vertices: want 0 (none), CoarseAuto or a vertex count", opt.Coarse)
+	}
+	if opt.Coarse > 0 || (opt.Coarse == CoarseAuto && opt.Sim.TargetVerts > 0) {
+		n := opt.Coarse
+		if n == CoarseAuto {
+			n = opt.Sim.TargetVerts / DefaultCoarseRatio
+		}
+		if b.coarse, err = newCoarseStage(ctx, b, n); err != nil {
+			return nil, err
+		}
+		if b.coarse == nil && opt.Coarse > 0 {
+			return nil, fmt.Errorf("build: coarse refinement to %d vertices is not at most half as fine as the %d simulated", opt.Coarse, b.verts)
+		}
+		if b.coarse != nil {
+			b.opt.Coarse = n
+		}
+	}
+	if b.coarse == nil {
+		b.opt.Coarse = 0
+	}
 	settings, err := b.settings()
 	if err != nil {
 		return nil, err
@@ -245,12 +280,20 @@ type buildSettings struct {
 	Start  string            `json:"start"`
 	// StrainRelax is sim.Options.StrainLimitRelax of the samples' settle.
 	StrainRelax float64 `json:"strain_relax"`
+	// CoarseVerts is Options.Coarse as used: the target vertex count of
+	// the coarse stage, 0 when there is none.
+	CoarseVerts int `json:"coarse_verts,omitempty"`
 }
 
 func (b *Builder) settings() (json.RawMessage, error) {
 	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "fresh simulator per sample, started from the garment settled once in the rest pose"}
 	s.Sim.Workers = 0 // does not change results
 	s.StrainRelax, s.Sim.StrainLimitRelax = s.Sim.StrainLimitRelax, 0
+	if b.coarse != nil {
+		s.CoarseVerts = b.opt.Coarse
+		s.Start = fmt.Sprintf("fresh simulators per sample: the garment refined to %d vertices (coarse_verts) settled into the pose from its rest settle, "+
+			"carried over barycentrically to these vertices and settled again in the pose (no transition, zero velocity)", b.coarse.verts)
+	}
 	out, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("build: simulator settings: %w", err)
@@ -263,36 +306,49 @@ func (b *Builder) settings() (json.RawMessage, error) {
 // joined (the database's base shape). Every shard computes the same start
 // bit for bit (same inputs; Workers does not change results).
 func (b *Builder) settleRest(ctx context.Context) ([]geom.Vec3, error) {
-	t0 := time.Now()
-	cpu := threadCPU()
-	defer func() { b.rest.CPU, _ = cpu() }()
-	sm, err := b.prep.New()
+	start, res, err := settleRest(ctx, b.prep, b.ch.Skeleton, b.opt)
+	b.rest = res
 	if err != nil {
 		return nil, fmt.Errorf("build: rest pose: %w", err)
 	}
-	defer sm.Close()
-	b.rest.Setup = time.Since(t0)
-	rest := skel.RestPose(b.ch.Skeleton)
-	rest.Root = b.opt.Sim.Root // where the simulator starts (sim.Prepare)
-	opt := b.opt.Settle
-	opt.Transition = 1e-9 // the pose does not change
-	var fr sim.Frame
-	sr, err := sm.SettleTo(ctx, rest, opt, &fr)
-	b.rest.Settle = time.Since(t0) - b.rest.Setup
-	if err != nil {
-		return nil, fmt.Errorf("build: rest pose: %w", err)
-	}
-	b.rest.Stats = wrinkle.SampleStats{Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
-		MaxStrain: sr.Stats.MaxStretch, MaxPenetration: sr.Stats.MaxDepth, Penetrating: sr.Stats.Deep}
-	b.start = fr.X
+	b.start = start
 	var base []geom.Vec3
-	for _, x := range fr.X {
+	for _, x := range start {
 		base = append(base, x...)
 	}
 	if len(base) != b.verts {
 		return nil, fmt.Errorf("build: rest pose: the simulator has %d vertices, the garment %d", len(base), b.verts)
 	}
 	return base, nil
+}
+
+// settleRest settles a fresh simulator of prep in the rest pose and
+// returns the garments' positions per piece and the settle's times and
+// statistics.
+func settleRest(ctx context.Context, prep *sim.Prepared, sk *skel.Skeleton, o Options) ([][]geom.Vec3, SampleResult, error) {
+	var res SampleResult
+	t0 := time.Now()
+	cpu := threadCPU()
+	defer func() { res.CPU, _ = cpu() }()
+	sm, err := prep.New()
+	if err != nil {
+		return nil, res, err
+	}
+	defer sm.Close()
+	res.Setup = time.Since(t0)
+	rest := skel.RestPose(sk)
+	rest.Root = o.Sim.Root // where the simulator starts (sim.Prepare)
+	opt := o.Settle
+	opt.Transition = 1e-9 // the pose does not change
+	var fr sim.Frame
+	sr, err := sm.SettleTo(ctx, rest, opt, &fr)
+	res.Settle = time.Since(t0) - res.Setup
+	if err != nil {
+		return nil, res, err
+	}
+	res.Stats = wrinkle.SampleStats{Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
+		MaxStrain: sr.Stats.MaxStretch, MaxPenetration: sr.Stats.MaxDepth, Penetrating: sr.Stats.Deep}
+	return fr.X, res, nil
 }
 
 // RestSettle returns the rest-pose settle every sample starts from: its
@@ -384,6 +440,21 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 		return nil, res, &SampleError{s, err}
 	}
 	t0 := time.Now()
+	var from [][]geom.Vec3 // the coarse stage's result carried over, or nil
+	settle := b.opt.Settle
+	if c := b.coarse; c != nil {
+		x, sr, err := c.settle(ctx, pose, settle)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, res, ctx.Err()
+			}
+			return nil, res, &SampleError{s, fmt.Errorf("coarse stage: %w", err)}
+		}
+		res.CoarseSteps = sr.Frames
+		from = c.carry(x, skel.SkinMatrices(b.ch.Skeleton, pose, nil), b.start)
+		settle.Transition = 1e-9 // the body is in the pose already
+	}
+	t1 := time.Now()
 	sm, err := b.prep.New()
 	if err != nil {
 		return nil, res, &SampleError{s, err}
@@ -392,9 +463,14 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 	if err := sm.StartFrom(b.start); err != nil {
 		return nil, res, &SampleError{s, err}
 	}
-	res.Setup = time.Since(t0)
+	if from != nil {
+		if err := sm.StartPosed(pose, from); err != nil {
+			return nil, res, &SampleError{s, err}
+		}
+	}
+	res.Setup = time.Since(t1)
 	var fr sim.Frame
-	sr, err := sm.SettleTo(ctx, pose, b.opt.Settle, &fr)
+	sr, err := sm.SettleTo(ctx, pose, settle, &fr)
 	res.Settle = time.Since(t0) - res.Setup
 	if err != nil {
 		if ctx.Err() != nil {

@@ -8,6 +8,22 @@
 // is the sample. The package wrinkle holds the format, the journal and
 // the synthesis, which do not need the simulator.
 //
+// A build that refines the garments (sim.Options.TargetVerts) can settle
+// each sample coarse-to-fine (Options.Coarse): first on the same
+// garments refined to fewer vertices (CoarseAuto: a quarter), the whole way from
+// the rest pose, then on the fine garment started from that shape in the
+// pose (sim.Simulator.StartPosed: each fine rest vertex lies on a coarse
+// rest triangle, both refining the same source triangles; it starts at
+// its skinned rest settle moved by the coarse displacement interpolated
+// there) until it is at rest by the same criteria. The long part of a
+// heavy sample, the cloth sliding over a raised limb under strain
+// limiting, then runs on the coarse garment, and the fine garment forms
+// its own folds (MakeHuman suit at 25k vertices, shard 10/40 of the
+// default spec: 1.5 to 1.6 times less CPU, 3.7 times on its heaviest
+// sample and none on the lightest, which the fine stage's ten or more
+// frames bound; the same worst strain, curvature sums over the garment
+// within 3 %).
+//
 // Samples are independent and deterministic, so a build runs them in
 // parallel (Options.Jobs simulators of one worker each: one-worker
 // simulations scale better than parallel solves on a shared machine) and
