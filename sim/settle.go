@@ -262,18 +262,8 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 	if s.frame != 0 || s.loops.bound {
 		return fmt.Errorf("sim: StartFrom after the simulation started (frame %d)", s.frame)
 	}
-	if len(x) != len(s.cloths) {
-		return fmt.Errorf("sim: StartFrom has %d pieces, the simulator %d", len(x), len(s.cloths))
-	}
-	for i, c := range s.cloths {
-		if len(x[i]) != len(c.X) {
-			return fmt.Errorf("sim: StartFrom piece %d (%s) has %d vertices, the simulator %d", i, s.pieces[i].Name, len(x[i]), len(c.X))
-		}
-		for v, p := range x[i] {
-			if !p.IsFinite() {
-				return fmt.Errorf("sim: StartFrom piece %d (%s) vertex %d is not finite", i, s.pieces[i].Name, v)
-			}
-		}
+	if err := s.checkStart("StartFrom", x); err != nil {
+		return err
 	}
 	for i, c := range s.cloths {
 		o := s.pieces[i].order
@@ -315,18 +305,8 @@ func (s *Simulator) StartPosed(pose skel.Pose, x [][]geom.Vec3) error {
 	if err := s.checkPose(pose); err != nil {
 		return err
 	}
-	if len(x) != len(s.cloths) {
-		return fmt.Errorf("sim: StartPosed has %d pieces, the simulator %d", len(x), len(s.cloths))
-	}
-	for i, c := range s.cloths {
-		if len(x[i]) != len(c.X) {
-			return fmt.Errorf("sim: StartPosed piece %d (%s) has %d vertices, the simulator %d", i, s.pieces[i].Name, len(x[i]), len(c.X))
-		}
-		for v, p := range x[i] {
-			if !p.IsFinite() {
-				return fmt.Errorf("sim: StartPosed piece %d (%s) vertex %d is not finite", i, s.pieces[i].Name, v)
-			}
-		}
+	if err := s.checkStart("StartPosed", x); err != nil {
+		return err
 	}
 	s.bind()
 	b := s.body
@@ -357,5 +337,24 @@ func (s *Simulator) StartPosed(pose skel.Pose, x [][]geom.Vec3) error {
 	}
 	s.moves.reset(s.skin)
 	copyPose(&s.pose, pose)
+	return nil
+}
+
+// checkStart checks that x, given to the start function fn, has one slice
+// per piece of the piece's vertex count, all finite.
+func (s *Simulator) checkStart(fn string, x [][]geom.Vec3) error {
+	if len(x) != len(s.cloths) {
+		return fmt.Errorf("sim: %s has %d pieces, the simulator %d", fn, len(x), len(s.cloths))
+	}
+	for i, c := range s.cloths {
+		if len(x[i]) != len(c.X) {
+			return fmt.Errorf("sim: %s piece %d (%s) has %d vertices, the simulator %d", fn, i, s.pieces[i].Name, len(x[i]), len(c.X))
+		}
+		for v, p := range x[i] {
+			if !p.IsFinite() {
+				return fmt.Errorf("sim: %s piece %d (%s) vertex %d is not finite", fn, i, s.pieces[i].Name, v)
+			}
+		}
+	}
 	return nil
 }

@@ -65,12 +65,20 @@ func parseSpec(t testing.TB, js string) *wrinkle.Spec {
 // 0.6 s in all.
 var quickSettle = sim.SettleOptions{Transition: 0.2, MaxTime: 0.6}
 
-// buildFile runs a build (or shard) to completion in dir and returns the
-// database bytes.
+// buildFile runs a build (or shard) of tinySpecJSON to completion in dir
+// and returns the database bytes.
 func buildFile(t *testing.T, dir string, opt Options) []byte {
 	t.Helper()
+	data, _ := buildSpec(t, dir, tinySpecJSON, opt)
+	return data
+}
+
+// buildSpec runs a build (or shard) of the spec to completion in dir and
+// returns the database bytes and the run's summary.
+func buildSpec(t *testing.T, dir, spec string, opt Options) ([]byte, Summary) {
+	t.Helper()
 	sc := coarseScene(t)
-	b, err := New(sc.Character, sc.Garments, parseSpec(t, tinySpecJSON), opt)
+	b, err := New(sc.Character, sc.Garments, parseSpec(t, spec), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +87,15 @@ func buildFile(t *testing.T, dir string, opt Options) []byte {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := b.Run(context.Background(), j); err != nil {
+	sum, err := b.Run(context.Background(), j)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	if err := j.WriteDB(&buf); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), sum
 }
 
 // TestResumeShardMerge builds the tiny spec three ways: on one machine,

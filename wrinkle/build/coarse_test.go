@@ -31,25 +31,7 @@ func coarseOptions(jobs, shard, shards int) Options {
 // bytes and the run's summary.
 func buildCoarse(t *testing.T, dir string, opt Options) ([]byte, Summary) {
 	t.Helper()
-	sc := coarseScene(t)
-	b, err := New(sc.Character, sc.Garments, parseSpec(t, elbowSpecJSON), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := wrinkle.OpenJournal(filepath.Join(dir, "build.pdj"), b.Build())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	sum, err := b.Run(context.Background(), j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := j.WriteDB(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), sum
+	return buildSpec(t, dir, elbowSpecJSON, opt)
 }
 
 // TestCoarseToFine builds a small spec with the coarse-to-fine settle on
