@@ -130,6 +130,7 @@ type BodyPush struct {
 	partVert  []int32
 	partStart []int32
 	partBox   [][2]geom.Vec3
+	partNear  []bool // partNear[p·parts+q]: boxes of p and q nearer than Reach + Thickness
 	bvh       *mesh.BVH
 	m         mesh.Mesh // the body's triangles and current positions
 	top       *mesh.Topology
@@ -343,7 +344,7 @@ func (b *BodyPush) pushPoint(i int, st *PushStats, miss *[]int32) {
 			if b.watch[i] == 0 && b.riskUntil[walk.Tri] <= b.frame {
 				return
 			}
-			if b.apart(x, walk.Tri) {
+			if b.apart(x, walk.Tri, walk.Dist2) {
 				st.Apart++
 				return
 			}

@@ -51,7 +51,7 @@ func BodyParts(tris [][3]int32, w skel.Weights) ([]int32, error) {
 // (BodyPush). nil removes them.
 func (b *BodyPush) SetParts(part []int32) error {
 	if part == nil {
-		b.triPart, b.partVert, b.partStart, b.partBox = nil, nil, nil, nil
+		b.triPart, b.partVert, b.partStart, b.partBox, b.partNear = nil, nil, nil, nil, nil
 		return nil
 	}
 	if len(part) != len(b.m.Tris) {
@@ -95,6 +95,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 	}
 	b.triPart, b.partVert, b.partStart = tp, verts, start
 	b.partBox = make([][2]geom.Vec3, np)
+	b.partNear = make([]bool, np*np)
 	b.partBoxes()
 	return nil
 }
@@ -112,18 +113,35 @@ func (b *BodyPush) partBoxes() {
 		}
 		b.partBox[k] = [2]geom.Vec3{lo, hi}
 	}
+	// Parts whose boxes are Reach + Thickness or more apart: a point
+	// within Reach of one is Thickness or more from the other.
+	np := len(b.partBox)
+	r := b.Reach + b.Thickness
+	for p, bp := range b.partBox {
+		for q, bq := range b.partBox {
+			dx := max(bq[0].X-bp[1].X, bp[0].X-bq[1].X, 0)
+			dy := max(bq[0].Y-bp[1].Y, bp[0].Y-bq[1].Y, 0)
+			dz := max(bq[0].Z-bp[1].Z, bp[0].Z-bq[1].Z, 0)
+			b.partNear[p*np+q] = dx*dx+dy*dy+dz*dz < r*r
+		}
+	}
 }
 
 // apart reports whether every part but that of body triangle tri has its
-// bounding box Thickness or more from x (false without parts).
-func (b *BodyPush) apart(x geom.Vec3, tri int32) bool {
+// bounding box Thickness or more from x, at squared distance d2 from tri
+// (false without parts). Within Reach of tri, only the parts whose boxes
+// are nearer than Reach + Thickness to its part's need looking at.
+func (b *BodyPush) apart(x geom.Vec3, tri int32, d2 float64) bool {
 	if b.triPart == nil {
 		return false
 	}
-	own := b.triPart[tri]
+	own := int(b.triPart[tri])
+	np := len(b.partBox)
+	near := b.partNear[own*np : (own+1)*np]
+	all := d2 > b.Reach*b.Reach
 	t2 := b.Thickness * b.Thickness
 	for k, bx := range b.partBox {
-		if int32(k) == own {
+		if k == own || !all && !near[k] {
 			continue
 		}
 		dx := max(bx[0].X-x.X, x.X-bx[1].X, 0)
