@@ -66,7 +66,7 @@ func TestBodyPushWorkers(t *testing.T) {
 // from the exact result only where the exact one moved it and the walk
 // did not, or pushed it off another part (a miss: a bounded share), the counts of points inside and deep
 // may fall only by the misses, and no point the exact test finds outside
-// is moved inside.
+// is moved inside. With body parts (SetParts) the same bounds hold.
 func TestBodyPushFast(t *testing.T) {
 	f := getFixture(t)
 	body := f.body.Mesh
@@ -80,15 +80,20 @@ func TestBodyPushFast(t *testing.T) {
 		off = append(off, -0.006+0.021*rnd.Float64())
 	}
 	n := len(src)
+	parts, err := BodyParts(body.Tris, f.body.Weights)
+	must(t, err)
 	for _, tc := range []struct {
 		name     string
 		refresh  int
 		maxMiss  float64 // share of point-frames
 		identity bool
+		parts    bool
 	}{
-		{"exact", 1, 0, true},
-		{"refresh 4", 4, 0.001, false},
-		{"default", 0, 0.002, false},
+		{"exact", 1, 0, true, false},
+		{"exact parts", 1, 0, true, true},
+		{"refresh 4", 4, 0.001, false, false},
+		{"default", 0, 0.002, false, false},
+		{"default parts", 0, 0.002, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
@@ -99,6 +104,9 @@ func TestBodyPushFast(t *testing.T) {
 			must(t, err)
 			defer bp.Close()
 			bp.Refresh = tc.refresh
+			if tc.parts {
+				must(t, bp.SetParts(parts))
+			}
 			pts := make([]geom.Vec3, n)
 			var skin []geom.Rigid
 			var bodyX, nx []geom.Vec3

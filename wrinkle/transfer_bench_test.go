@@ -173,22 +173,29 @@ func BenchmarkPrealignSynthesize(b *testing.B) {
 // BenchmarkBodyPush times BodyPush.SetBody and Push per frame on the
 // procedural shirt's 46k vertices (the synthesized stand-in of
 // transferScene) against the moving procedural body, through the walk's
-// 32 poses in a loop: exact (Refresh = 1, a BVH query per point) and walk
-// (the default Refresh: local walks, exact queries where they are due),
-// on one worker. ns/point is the CPU time per garment point.
+// 32 poses in a loop: exact (Refresh = 1, a BVH query per point), walk
+// (the default Refresh: local walks, exact queries where they are due)
+// and parts (walk with BodyParts' labels, SetParts), on one worker.
+// ns/point is the CPU time per garment point.
 func BenchmarkBodyPush(b *testing.B) {
 	f := getFixture(b)
 	s := newTransferScene(b, 46000)
 	bm := f.body.Mesh
+	parts, err := BodyParts(bm.Tris, f.body.Weights)
+	must(b, err)
 	for _, mode := range []struct {
 		name    string
 		refresh int
-	}{{"exact", 1}, {"walk", 0}} {
+		parts   bool
+	}{{"exact", 1, false}, {"walk", 0, false}, {"parts", 0, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			bp, err := NewBodyPush(bm.Verts, bm.Tris, len(s.fine.Verts), 0, 0)
 			must(b, err)
 			defer bp.Close()
 			bp.Workers, bp.Refresh = 1, mode.refresh
+			if mode.parts {
+				must(b, bp.SetParts(parts))
+			}
 			dst := make([]geom.Vec3, len(s.fine.Verts))
 			var st PushStats
 			frame := func(i int) {
@@ -213,6 +220,7 @@ func BenchmarkBodyPush(b *testing.B) {
 			b.ReportMetric(cpu/float64(b.N)/1e6, "cpu-ms/frame")
 			b.ReportMetric(cpu/float64(b.N)/float64(len(dst)), "ns/point")
 			b.ReportMetric(float64(st.Inside)/float64(b.N), "inside/frame")
+			b.ReportMetric(float64(st.Exact)/float64(b.N), "exact/frame")
 		})
 	}
 }

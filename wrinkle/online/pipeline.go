@@ -166,6 +166,15 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 			p.sim.Close()
 			return nil, fmt.Errorf("online: %w", err)
 		}
+		// Body parts by dominant joint spare most watched points the
+		// exact query; a body whose skin weights do not label every
+		// triangle is pushed without them (the same rule, more queries).
+		if parts, err := wrinkle.BodyParts(ch.Body.Tris, ch.Weights); err == nil {
+			if err := p.push.SetParts(parts); err != nil {
+				p.sim.Close()
+				return nil, fmt.Errorf("online: %w", err)
+			}
+		}
 	}
 	nf, nc := len(p.fine.Verts), len(p.coarse.Mesh.Verts)
 	p.synthX, p.coarseX = make([]geom.Vec3, nf), make([]geom.Vec3, nc)
