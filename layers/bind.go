@@ -167,6 +167,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 			if adj || own || lazy {
 				reach, most = adjCand, adjCands
 			}
+			if own && !float(i) {
+				reach, most = foldCand, foldCands
+			}
 			for _, ct := range cross.near(g, t, cb, reach, most) {
 				t := body.Tris[ct]
 				k, ok := ctID[ct]
@@ -260,7 +263,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 			// |q_p·q_c| = cos(θ/2), θ the angle of the child's rotation
 			// relative to the parent's (skinning matrices are relative to
 			// the rest pose)
-			if c := math.Abs(skin[cb.jp].R.Dot(skin[cb.jc].R)); c > adjBendCos {
+			if c := math.Abs(skin[cb.jp].R.Dot(skin[cb.jc].R)); c > adjBendCos || cb.fold && c > foldBendCos {
 				cb.off = true
 				continue
 			}
@@ -635,17 +638,24 @@ const (
 // foldReach (m): a tight vertex this near the skin at rest whose bound
 // point is skinned partly (at least foldWeight) by a joint adjacent to its
 // part's gets a binding to its own part, followed while the two are bent
-// more than adjBend apart.
+// more than foldBend apart.
 const (
 	foldReach  = 0.03
 	foldWeight = 0.2
+	// foldCand (m) and foldCands bound a fold binding's candidates
+	foldCand = 0.06
+	// foldBend (rad): a fold binding is followed while its joint is bent
+	// more than this from the rest pose
+	foldBend  = 45 * math.Pi / 180
+	foldCands = 32
 	// foldCent (m): foldScan considers the candidates whose centroids
 	// lie this near the cloth (crossCheck plus a triangle's size)
 	foldCent = crossCheck + 0.02
 )
 
-// adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend.
-var adjBendCos = math.Cos(adjBend / 2)
+// adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend;
+// foldBendCos is foldBend's.
+var adjBendCos, foldBendCos = math.Cos(adjBend / 2), math.Cos(foldBend / 2)
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
 // strongest joint is at least two joints away in the skeleton from a given

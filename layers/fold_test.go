@@ -14,8 +14,7 @@ import (
 // candidate centroid under it rather than on the fold. The own-part
 // binding of tight cloth near a joint (foldScan) finds the fold and
 // pushes it out: tight vertex-frames more than 2 mm inside the body
-// 67 -> 46 of 214,858 (49 -> 29 at the left shoulder and elbow) when
-// this was written.
+// 67 -> 48 of 214,858 when this was written.
 func TestTightOutOfFolds(t *testing.T) {
 	s, r, body := runMakeHuman(t, "male_casualsuit02", "11_01_soccer_kick")
 	a := r.Animator
