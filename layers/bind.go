@@ -638,15 +638,13 @@ const (
 // foldReach (m): a tight vertex this near the skin at rest whose bound
 // point is skinned partly (at least foldWeight) by a joint adjacent to its
 // part's gets a binding to its own part, followed while the two are bent
-// more than foldBend apart.
+// more than foldBend (rad) apart.
 const (
 	foldReach  = 0.03
 	foldWeight = 0.2
+	foldBend   = 45 * math.Pi / 180
 	// foldCand (m) and foldCands bound a fold binding's candidates
-	foldCand = 0.06
-	// foldBend (rad): a fold binding is followed while its joint is bent
-	// more than this from the rest pose
-	foldBend  = 45 * math.Pi / 180
+	foldCand  = 0.06
 	foldCands = 32
 	// foldCent (m): foldScan considers the candidates whose centroids
 	// lie this near the cloth (crossCheck plus a triangle's size)
