@@ -98,7 +98,10 @@ type crossBind struct {
 	// beyond the thickness the exact test found last (NaN before the
 	// first), when the vertex was at lastR from candidate lastT's
 	// centroid and lastT's normal was lastN
-	self, lazy   bool
+	self, lazy bool
+	// fold: a self binding of tight cloth near a joint (foldReach): the
+	// candidate tested is the nearest one the cloth is behind (foldScan)
+	fold         bool
 	clear        float64
 	lastT        int32
 	lastR, lastN geom.Vec3
@@ -164,6 +167,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 			if adj || own || lazy {
 				reach, most = adjCand, adjCands
 			}
+			if own && !float(i) {
+				reach, most = foldCand, foldCands
+			}
 			for _, ct := range cross.near(g, t, cb, reach, most) {
 				t := body.Tris[ct]
 				k, ok := ctID[ct]
@@ -176,7 +182,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 				sb.cand = append(sb.cand, k)
 			}
 			sb.cross = append(sb.cross, crossBind{v: int32(i), tri: [3]int32{id(t[0]), id(t[1]), id(t[2])}, bary: cb,
-				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, lazy: lazy, jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
+				reach: min(d+crossSlack, crossCheck), sphere: sphere(i), adj: adj, self: own, lazy: lazy, fold: own && !float(i), jc: jc, jp: jp, best: -1, c0: c0, c1: int32(len(sb.cand)), clear: math.NaN()})
 		}
 		ct1, cb1, d1, g1, ok1 := cross.find(p, int(h.Tri), 1, adjReach, -1)
 		ct2, cb2, d2, g2, ok2 := cross.find(p, int(h.Tri), 2, crossReach, -1)
@@ -186,6 +192,15 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		if d.Len() < selfReach && (float(i) || sphere(i) && (ok1 || ok2)) {
 			if g := cross.group(int(h.Tri)); g >= 0 {
 				bindTo(h.Tri, h.Bary, d.Len(), g, false, float(i), !float(i), -1)
+			}
+		} else if !float(i) && !sphere(i) && d.Len() < foldReach {
+			// tight cloth near a joint: bending it folds the skinned
+			// skin over itself (the inside of the elbow, the armpit), over
+			// the cloth kept outside its bound point's plane
+			if g := cross.group(int(h.Tri)); g >= 0 {
+				if gj := cross.blendGroup(body.Tris[h.Tri], h.Bary, g); gj >= 0 {
+					bindTo(h.Tri, h.Bary, d.Len(), g, false, true, false, gj)
+				}
 			}
 		}
 		if ok1 {
@@ -248,7 +263,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 			// |q_p·q_c| = cos(θ/2), θ the angle of the child's rotation
 			// relative to the parent's (skinning matrices are relative to
 			// the rest pose)
-			if c := math.Abs(skin[cb.jp].R.Dot(skin[cb.jc].R)); c > adjBendCos {
+			if c := math.Abs(skin[cb.jp].R.Dot(skin[cb.jc].R)); c > adjBendCos || cb.fold && c > foldBendCos {
 				cb.off = true
 				continue
 			}
@@ -259,6 +274,7 @@ func (sb *surfaceBinding) place(skin []geom.Rigid, dst, nrm []geom.Vec3) {
 		}
 		if cb.self && cb.best >= 0 {
 			// followed at the output, from where the cloth is (exact)
+			cb.off = false // a fold binding bent again (exactFold)
 			continue
 		}
 		q, tc := dst[cb.v], cb.tri
@@ -308,6 +324,38 @@ func (sb *surfaceBinding) scan(cb *crossBind, q geom.Vec3) {
 		}
 	}
 	cb.bestD = best
+}
+
+// foldScan chooses, among cb's candidates within crossCheck of q, the
+// one whose triangle is nearest q with q less than the thickness outside
+// its plane: where the skin folds over itself the nearest centroid is
+// under the cloth, not on the fold over it. It is false where there is
+// none.
+func (sb *surfaceBinding) foldScan(cb *crossBind, q geom.Vec3) bool {
+	x := sb.posed
+	best := crossCheck * crossCheck
+	found := int32(-1)
+	for _, t := range sb.cand[cb.c0:cb.c1] {
+		if sb.cent[t].Dist2(q) > foldCent*foldCent {
+			continue
+		}
+		tr := sb.ctris[t]
+		a, b, c := x[tr[0]], x[tr[1]], x[tr[2]]
+		// q·n ≥ thickness with n the unnormalised normal: no sqrt
+		nt := geom.TriangleNormal(a, b, c)
+		if o := q.Sub(a).Dot(nt); o >= 0 && o*o >= sb.thick*sb.thick*nt.Dot(nt) {
+			continue
+		}
+		cp, _ := closestOnTri(q, a, b, c)
+		if d := cp.Dist2(q); d < best {
+			best, found = d, t
+		}
+	}
+	if found < 0 {
+		return false
+	}
+	cb.best, cb.bestD = found, sb.cent[found].Dist2(q)
+	return true
 }
 
 // walk moves cb's chosen candidate to the edge neighbour (of its part)
@@ -370,7 +418,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 	for k := range sb.cross {
 		cb := &sb.cross[k]
 		q := x[cb.v]
-		if cb.self || cb.lazy {
+		if cb.self && !cb.fold || cb.lazy {
 			own, ownDone = k, false
 		} else if own >= 0 && sb.cross[own].v != cb.v {
 			own = -1
@@ -385,7 +433,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 				continue
 			}
 			cp, cn = p, n
-			if cb.self {
+			if cb.self && !cb.fold {
 				ownDone, ownP, ownN = true, p, n
 			}
 		} else if cb.best >= 0 && cb.bestD > crossExact*crossExact || q.Dist2(cb.p) > cb.reach*cb.reach {
@@ -401,7 +449,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			continue
 		}
 		po, no := cb.po, cb.no
-		if cb.self {
+		if cb.self && !cb.fold {
 			// out of its own part along the exact normal (the bound
 			// point's plane is what it slid away from)
 			po, no = cp, cn
@@ -452,6 +500,9 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 // conservative advancement shows that q cannot have come within the
 // thickness since the last test.
 func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Vec3, ok bool) {
+	if cb.fold {
+		return sb.exactFold(cb, k, q)
+	}
 	if cb.self && cb.best >= 0 {
 		// the floating cloth is not where skinning puts it (place): the
 		// candidate nearest the cloth itself, walked to every frame and
@@ -489,6 +540,35 @@ func (sb *surfaceBinding) exact(cb *crossBind, k int, q geom.Vec3) (p, n geom.Ve
 		// candidate distances
 		sb.walkV(cb, q)
 	}
+	return sb.exactAt(cb, q)
+}
+
+// exactFold is exact for a fold binding: the candidate is foldScan's,
+// chosen only where conservative advancement does not rule contact out
+// since the last test, and, after a scan that found none, every
+// crossRescan frames (staggered).
+func (sb *surfaceBinding) exactFold(cb *crossBind, k int, q geom.Vec3) (p, n geom.Vec3, ok bool) {
+	if cb.best < 0 {
+		return p, n, false
+	}
+	if cb.lastT < 0 {
+		if (sb.frame+k)%crossRescan != 0 {
+			return p, n, false
+		}
+	} else if r, nt := sb.relTo(cb.lastT, q); cb.clear > r.Dist(cb.lastR)+math.Sqrt(r.Dot(r)*nt.Dist2(cb.lastN)) && (sb.frame+k)%crossFull != 0 {
+		return p, n, false
+	}
+	if !sb.foldScan(cb, q) {
+		cb.lastT = -1
+		return p, n, false
+	}
+	cb.p = sb.cent[cb.best]
+	return sb.exactAt(cb, q)
+}
+
+// exactAt is the exact test at cb's chosen candidate (exact), which it
+// records for conservative advancement.
+func (sb *surfaceBinding) exactAt(cb *crossBind, q geom.Vec3) (p, n geom.Vec3, ok bool) {
 	p, n, ok = sb.exactPlane(cb, q)
 	cb.lastT = cb.best
 	cb.lastR, cb.lastN = sb.relTo(cb.best, q)
@@ -555,8 +635,25 @@ const (
 	selfReach = 0.06
 )
 
-// adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend.
-var adjBendCos = math.Cos(adjBend / 2)
+// foldReach (m): a tight vertex this near the skin at rest whose bound
+// point is skinned partly (at least foldWeight) by a joint adjacent to its
+// part's gets a binding to its own part, followed while the two are bent
+// more than foldBend (rad) apart.
+const (
+	foldReach  = 0.03
+	foldWeight = 0.2
+	foldBend   = 45 * math.Pi / 180
+	// foldCand (m) and foldCands bound a fold binding's candidates
+	foldCand  = 0.06
+	foldCands = 32
+	// foldCent (m): foldScan considers the candidates whose centroids
+	// lie this near the cloth (crossCheck plus a triangle's size)
+	foldCent = crossCheck + 0.02
+)
+
+// adjBendCos is cos(adjBend/2), the quaternion dot product at adjBend;
+// foldBendCos is foldBend's.
+var adjBendCos, foldBendCos = math.Cos(adjBend / 2), math.Cos(foldBend / 2)
 
 // crossFinder finds, for a point, the closest skin point on triangles whose
 // strongest joint is at least two joints away in the skeleton from a given
@@ -567,6 +664,8 @@ type crossFinder struct {
 	groups []crossGroup
 	depth  []int
 	parent []int
+	// weights are the body's skinning weights
+	weights skel.Weights
 }
 
 type crossGroup struct {
@@ -578,7 +677,7 @@ type crossGroup struct {
 
 func newCrossFinder(ch *character.Character) *crossFinder {
 	sk := ch.Skeleton
-	cf := &crossFinder{body: ch.Body, triJ: make([]int, len(ch.Body.Tris)), depth: make([]int, sk.NumJoints()), parent: make([]int, sk.NumJoints())}
+	cf := &crossFinder{body: ch.Body, weights: ch.Weights, triJ: make([]int, len(ch.Body.Tris)), depth: make([]int, sk.NumJoints()), parent: make([]int, sk.NumJoints())}
 	for j := range cf.depth {
 		cf.parent[j] = sk.Parent(j)
 		if p := sk.Parent(j); p >= 0 {
@@ -616,6 +715,37 @@ func (cf *crossFinder) group(t int) int {
 	for g := range cf.groups {
 		if cf.groups[g].joint == cf.triJ[t] {
 			return g
+		}
+	}
+	return -1
+}
+
+// blendGroup returns the group of the joint adjacent to group g's that
+// skins the point bary on body triangle t most, with at least foldWeight
+// (−1 for none).
+func (cf *crossFinder) blendGroup(t [3]int32, bary [3]float64, g int) int {
+	oj := cf.groups[g].joint
+	var js []int
+	var ws []float64
+	for k, v := range t {
+		vj, vw := cf.weights.Influences(int(v))
+		for m, j := range vj {
+			if i := slices.Index(js, int(j)); i >= 0 {
+				ws[i] += bary[k] * float64(vw[m])
+			} else {
+				js, ws = append(js, int(j)), append(ws, bary[k]*float64(vw[m]))
+			}
+		}
+	}
+	best, bj := foldWeight, -1
+	for i, j := range js {
+		if j != oj && ws[i] >= best && cf.treeDist(j, oj) == 1 {
+			best, bj = ws[i], j
+		}
+	}
+	for gi := range cf.groups {
+		if bj >= 0 && cf.groups[gi].joint == bj {
+			return gi
 		}
 	}
 	return -1

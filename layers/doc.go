@@ -90,6 +90,19 @@
 //     length times the turn of the normal). Inside, it is pushed out
 //     along the pseudo-normal found; that closest point's plane also
 //     replaces the bound skin point's in the pushes out of other parts.
+//   - A tight vertex within 3 cm of the skin at rest whose bound point is
+//     skinned for at least a fifth by a joint next to its part's (near
+//     the shoulder, the elbow, the knee) gets the same binding to its own
+//     part (up to 32 candidates within 6 cm), followed while the two are
+//     bent more than 45° apart: there skinning folds the skin over
+//     itself, over the cloth kept outside its bound point's plane. At the
+//     output the candidate tested is, of those whose centroids lie within
+//     7 cm, the one whose triangle is nearest with the cloth less than the
+//     thickness outside its plane (the nearest centroid lies under the
+//     cloth, not on the fold); after a search that found none, the next
+//     is every fourth frame (staggered), else conservative advancement
+//     decides as below. Inside, it is pushed out of the fold as out of
+//     another part, its own plane being its bound point's.
 //   - At the output, a cross-bound vertex (loose ones included) within
 //     8 cm of its chosen candidate's centroid and less than
 //     Options.Thickness plus 1 cm outside its plane (plus nothing for an
