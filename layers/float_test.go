@@ -84,3 +84,25 @@ func runMakeHuman(t *testing.T, garment, motion string) (*scene.Scene, *Result, 
 	}
 	return s, r, body
 }
+
+// deepOfClass counts r's vertex-frames of class c more than 2 mm inside
+// the body of s (skinned per frame into body), and all of them.
+func deepOfClass(s *scene.Scene, r *Result, body *collide.Body, c Layer) (deep, n int) {
+	var skin []geom.Rigid
+	var x []geom.Vec3
+	for f, fr := range r.Frames {
+		skin = skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], skin)
+		x = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, x)
+		body.SetFrame(x)
+		for v, p := range fr {
+			if r.Animator.class.Of(v) != c {
+				continue
+			}
+			n++
+			if body.SignedDistance(p).Dist < -0.002 {
+				deep++
+			}
+		}
+	}
+	return deep, n
+}

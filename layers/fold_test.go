@@ -1,11 +1,6 @@
 package layers
 
-import (
-	"testing"
-
-	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/skel"
-)
+import "testing"
 
 // TestTightOutOfFolds kicks with the MakeHuman man in his suit (CMU
 // 11_01). The raised left arm bends at the shoulder and the elbow, and
@@ -17,24 +12,7 @@ import (
 // 67 -> 48 of 214,858 when this was written.
 func TestTightOutOfFolds(t *testing.T) {
 	s, r, body := runMakeHuman(t, "male_casualsuit02", "11_01_soccer_kick")
-	a := r.Animator
-	var skin []geom.Rigid
-	var x []geom.Vec3
-	deep, n := 0, 0
-	for f, fr := range r.Frames {
-		skin = skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], skin)
-		x = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, x)
-		body.SetFrame(x)
-		for v, p := range fr {
-			if a.class.Of(v) != Tight {
-				continue
-			}
-			n++
-			if body.SignedDistance(p).Dist < -0.002 {
-				deep++
-			}
-		}
-	}
+	deep, n := deepOfClass(s, r, body, Tight)
 	t.Logf("tight vertex-frames more than 2 mm inside the body: %d of %d", deep, n)
 	if deep > 55 {
 		t.Errorf("tight vertex-frames more than 2 mm inside the body: %d of %d, want ≤ 55", deep, n)

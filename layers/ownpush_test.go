@@ -1,11 +1,6 @@
 package layers
 
-import (
-	"testing"
-
-	"github.com/pleat-dev/pleat/geom"
-	"github.com/pleat-dev/pleat/skel"
-)
+import "testing"
 
 // TestLooseStaysOutOfOwnPart walks the MakeHuman man in his suit (CMU
 // 02_01). Loose cloth at the front of the thigh (the trousers below the
@@ -16,24 +11,7 @@ import (
 // inside the body 6 -> 0 of 59,684 when this was written.
 func TestLooseStaysOutOfOwnPart(t *testing.T) {
 	s, r, body := runMakeHuman(t, "male_casualsuit02", "02_01_walk")
-	a := r.Animator
-	var skin []geom.Rigid
-	var x []geom.Vec3
-	deep, n := 0, 0
-	for f, fr := range r.Frames {
-		skin = skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], skin)
-		x = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, x)
-		body.SetFrame(x)
-		for v, p := range fr {
-			if a.class.Of(v) != Loose {
-				continue
-			}
-			n++
-			if body.SignedDistance(p).Dist < -0.002 {
-				deep++
-			}
-		}
-	}
+	deep, n := deepOfClass(s, r, body, Loose)
 	t.Logf("loose vertex-frames more than 2 mm inside the body: %d of %d", deep, n)
 	if deep > 2 {
 		t.Errorf("loose vertex-frames more than 2 mm inside the body: %d of %d, want ≤ 2", deep, n)

@@ -265,16 +265,8 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 	if err := s.checkStart("StartFrom", x); err != nil {
 		return err
 	}
-	for i, c := range s.cloths {
-		o := s.pieces[i].order
-		for k := range c.X {
-			v := k
-			if o != nil {
-				v = int(o.perm[k])
-			}
-			c.X[k] = x[i][v]
-			c.V[k] = geom.Vec3{}
-		}
+	for i := range s.cloths {
+		s.placePiece(i, x[i])
 	}
 	return nil
 }
@@ -315,15 +307,7 @@ func (s *Simulator) StartPosed(pose skel.Pose, x [][]geom.Vec3) error {
 	b.setup.SetFrame(b.cur)
 	s.loops.targets(b.cur, s.loops.prev)
 	for i, c := range s.cloths {
-		o := s.pieces[i].order
-		for k := range c.X {
-			v := k
-			if o != nil {
-				v = int(o.perm[k])
-			}
-			c.X[k] = x[i][v]
-			c.V[k] = geom.Vec3{}
-		}
+		s.placePiece(i, x[i])
 		pc := s.pieces[i]
 		if !s.opt.NoBody {
 			if _, err := collide.ResolveInitial(c.X, pc.Mesh.Tris, b.setup, s.thick, 20); err != nil {
@@ -357,4 +341,18 @@ func (s *Simulator) checkStart(fn string, x [][]geom.Vec3) error {
 		}
 	}
 	return nil
+}
+
+// placePiece puts piece i's cloth at x (the piece's own vertex order) with
+// zero velocities.
+func (s *Simulator) placePiece(i int, x []geom.Vec3) {
+	c, o := s.cloths[i], s.pieces[i].order
+	for k := range c.X {
+		v := k
+		if o != nil {
+			v = int(o.perm[k])
+		}
+		c.X[k] = x[v]
+		c.V[k] = geom.Vec3{}
+	}
 }
