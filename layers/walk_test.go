@@ -16,8 +16,8 @@ import (
 // nearer than the scan (it is not held to the binding's candidates), so
 // only ending more than walkTol farther counts as stuck. For the queries
 // whose nearest candidate lies within walkNear (where the cloth can be
-// near the part) walkV was stuck in 0.89 % of 15,220 and walk in 2.80 %
-// when this was written (within crossExact: 1.86 % and 3.06 %).
+// near the part) walkV is stuck in 0.89 % of 15,220 and walk in 2.80 %
+// (within crossExact: 1.86 % and 3.06 %).
 // walkTol and walkNear (m): see TestWalkAcrossCorners
 const walkTol, walkNear = 0.002, 0.03
 
