@@ -177,8 +177,8 @@ func (pc *piece) rebuild(active, fading []int32, f0 int, fps float64, p *Params,
 		rest.UVs = m.UVs
 	}
 	// Number the patch's vertices in reverse Cuthill–McKee order (see
-	// rcmOrder): its IC preconditioner then needs fewer CG iterations.
-	pos := rcmOrder(len(rest.Verts), rest.Tris)
+	// rcmPositions): its IC preconditioner then needs fewer CG iterations.
+	pos := rcmPositions(len(rest.Verts), rest.Tris)
 	permute(rest, np.keys, pos)
 	for v, i := range loc {
 		if i >= 0 {

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"slices"
-
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/skel"
@@ -16,70 +14,8 @@ type pieceOrder struct {
 	source []int32
 }
 
-// rcmOrder returns the vertices of m in reverse Cuthill–McKee order: breadth
-// first from a vertex of least degree in each connected part, neighbours by
-// increasing degree, the whole sequence reversed (perm[new] = old).
-func rcmOrder(m *mesh.Mesh) []int32 {
-	n := len(m.Verts)
-	start := make([]int32, n+1)
-	for _, t := range m.Tris {
-		for _, v := range t {
-			start[v+1] += 2
-		}
-	}
-	for i := 0; i < n; i++ {
-		start[i+1] += start[i]
-	}
-	adj := make([]int32, start[n])
-	fill := append([]int32(nil), start[:n]...)
-	for _, t := range m.Tris {
-		for k, a := range t {
-			adj[fill[a]], adj[fill[a]+1] = t[(k+1)%3], t[(k+2)%3]
-			fill[a] += 2
-		}
-	}
-	nbs := make([][]int32, n)
-	for v := range n {
-		s := adj[start[v]:start[v+1]]
-		slices.Sort(s)
-		nbs[v] = slices.Compact(s)
-	}
-	byDegree := func(a, b int32) int {
-		if d := len(nbs[a]) - len(nbs[b]); d != 0 {
-			return d
-		}
-		return int(a - b)
-	}
-	seeds := make([]int32, n)
-	for v := range seeds {
-		seeds[v] = int32(v)
-	}
-	slices.SortFunc(seeds, byDegree)
-	order := make([]int32, 0, n)
-	seen := make([]bool, n)
-	for _, s := range seeds {
-		if seen[s] {
-			continue
-		}
-		seen[s] = true
-		order = append(order, s)
-		for q := len(order) - 1; q < len(order); q++ {
-			from := len(order)
-			for _, u := range nbs[order[q]] {
-				if !seen[u] {
-					seen[u] = true
-					order = append(order, u)
-				}
-			}
-			slices.SortFunc(order[from:], byDegree)
-		}
-	}
-	slices.Reverse(order)
-	return order
-}
-
 // reorder renumbers the piece's vertices in reverse Cuthill–McKee order
-// (rcmOrder) for the solver, keeping what restore needs to undo it. The
+// (mesh.RCMOrder) for the solver, keeping what restore needs to undo it. The
 // cloth solver's block incomplete Cholesky preconditioner (cloth.BlockIC)
 // factors ranges of consecutive vertex ids and converges in fewer
 // iterations when close ids are close on the surface; garments come in
@@ -90,7 +26,7 @@ func rcmOrder(m *mesh.Mesh) []int32 {
 // iterations. Triangles keep their order.
 func (p *Piece) reorder() {
 	m := p.Mesh
-	perm := rcmOrder(m)
+	perm := mesh.RCMOrder(len(m.Verts), m.Tris)
 	p.order = &pieceOrder{perm: perm, mesh: m, weight: p.Weights, source: p.Source}
 	inv := make([]int32, len(perm))
 	for i, v := range perm {
