@@ -84,6 +84,12 @@ func TestCompareReport(t *testing.T) {
 		fmt.Printf("  %-9s %5d %6.1f %6.1f %6.1f\n", "all", cmp.All.Verts, cmp.All.Mean*1000, cmp.All.Max*1000, cmp.All.Skinned*1000)
 		fmt.Printf("  inside: layers %.3f%% (deep %.3f%%), simulation %.3f%% (deep %.3f%%), skinning %.2f%% (deep %.2f%%)\n",
 			cmp.Layered.Inside*100, cmp.Layered.Deep*100, cmp.Simulated.Inside*100, cmp.Simulated.Deep*100, cmp.Skinned.Inside*100, cmp.Skinned.Deep*100)
+		fmt.Printf("  showing through (of %d covered body verts): layers %.3f%% (%d, any %d, max %.1f mm), simulation %.3f%% (%d, any %d, max %.1f mm), skinning %.3f%% (%d)\n",
+			cmp.ShowLayered.Covered, cmp.ShowLayered.Frac*100, cmp.ShowLayered.Count, cmp.ShowLayered.Any, cmp.ShowLayered.MaxDepth*1000,
+			cmp.ShowSimulated.Frac*100, cmp.ShowSimulated.Count, cmp.ShowSimulated.Any, cmp.ShowSimulated.MaxDepth*1000, cmp.ShowSkinned.Frac*100, cmp.ShowSkinned.Count)
+		for _, p := range cmp.Parts[:min(len(cmp.Parts), 6)] {
+			fmt.Printf("    %-14s covered %5d: layers %6d, simulation %6d, skinning %6d\n", p.Joint, p.Covered, p.Layered, p.Simulated, p.Skinned)
+		}
 	}
 }
 

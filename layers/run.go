@@ -8,6 +8,7 @@ import (
 
 	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/skel"
@@ -118,6 +119,10 @@ type Comparison struct {
 	// Layered, Simulated and Skinned are the penetrations of the layered
 	// animation, the simulation and plain skinning.
 	Layered, Simulated, Skinned Penetration
+	// ShowLayered, ShowSimulated and ShowSkinned are their skin showing
+	// through the cloth (face level), and Parts the same by body part.
+	ShowLayered, ShowSimulated, ShowSkinned ShowThrough
+	Parts                                   []PartShow
 }
 
 // Compare measures the layered frames against a full simulation of the
@@ -156,11 +161,31 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 	pens := [3]penAcc{}
 	var layerPen [4]penAcc
 	cls := a.class
+	cov, cbvh := showCover(s.Character.Body, a.outfit)
+	dom := dominantJoints(s.Character)
+	var ms [3]*showMeter
+	for k := range ms {
+		ms[k] = &showMeter{bvh: cbvh.Clone(), part: make([]int, s.Character.Skeleton.NumJoints())}
+	}
+	refX := make([]geom.Vec3, len(refIdx))
+	var bodyN []geom.Vec3
+	bm := &mesh.Mesh{Tris: s.Character.Body.Tris}
 	for f := range nf {
 		skin = skel.SkinMatrices(s.Character.Skeleton, s.Clip.Poses[f], skin)
 		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
 		tight = skel.LBS(a.outfit.Verts, a.weights, skin, tight)
 		body.SetFrame(bodyX)
+		bm.Verts = bodyX
+		bodyN = mesh.VertexNormals(bm, bodyN)
+		for v, ri := range refIdx {
+			refX[v] = tight[v]
+			if ri[0] >= 0 {
+				refX[v] = ref.Frames[ri[0]][f][ri[1]]
+			}
+		}
+		ms[0].add(cov, bodyX, bodyN, r.Frames[f], dom)
+		ms[1].add(cov, bodyX, bodyN, refX, dom)
+		ms[2].add(cov, bodyX, bodyN, tight, dom)
 		for v := range refIdx {
 			got := r.Frames[f][v]
 			pens[0].add(body, got)
@@ -198,6 +223,8 @@ func Compare(s *scene.Scene, r *Result, ref *sim.Result) (*Comparison, error) {
 	}
 	c.Layered, c.Simulated, c.Skinned = pens[0].result(), pens[1].result(), pens[2].result()
 	c.All.Inside = c.Layered.Inside
+	c.ShowLayered, c.ShowSimulated, c.ShowSkinned = ms[0].result(len(cov)), ms[1].result(len(cov)), ms[2].result(len(cov))
+	c.Parts = partShows(s.Character, cov, dom, ms)
 	return c, nil
 }
 
