@@ -123,7 +123,7 @@ func New(ch *character.Character, garments []*character.Garment, opt Options) (*
 	// sphere's anchor or a loose particle out of another part squeezes it
 	// into its own limb where the two overlap (loose vertex-frames inside
 	// the body 2.9 % -> 5.4 % on the procedural walk)
-	a.bind = newSurfaceBinding(ch, a.outfit.Verts, opt.Thickness, func(v int) bool { return c.Loose[v] >= 0.5 },
+	a.bind = newSurfaceBinding(ch, a.outfit.Verts, a.outfit.Tris, opt.Thickness, func(v int) bool { return c.Loose[v] >= 0.5 },
 		func(v int) bool { return c.Float[v] >= 0.5 })
 	localY := make([]float64, len(a.outfit.Verts))
 	for v := range localY {
@@ -132,8 +132,8 @@ func New(ch *character.Character, garments []*character.Garment, opt Options) (*
 			localY[v] = a.bind.local[v].Y
 		}
 	}
-	a.float = newFloatLayer(a.outfit, top, c, a.caps, normals, localY, opt)
-	a.loose = newLooseLayer(c, opt)
+	a.float = newFloatLayer(a.outfit, top, c, a.caps, normals, localY, a.bind.clr, opt)
+	a.loose = newLooseLayer(c, a.bind.clr, opt)
 	a.loose.bindCross(a.bind)
 	a.bindAll = true
 	for _, ok := range a.bind.valid {

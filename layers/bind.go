@@ -52,6 +52,10 @@ type surfaceBinding struct {
 	vnbr, vnbrOff []int32
 	frame         int // place calls, for the staggered candidate scans
 	thick         float64
+	// clr is each outfit vertex's clearance (m): the thickness plus the
+	// sag of its faces over the skin (clearance.go); the offset floor of
+	// its binding and the distance kept from its own part
+	clr []float64
 }
 
 // crossBind is a second skin point for an outfit vertex that lies near a
@@ -113,16 +117,36 @@ func triFrame(a, b, c geom.Vec3) (u, n, w geom.Vec3) {
 	return u, n, n.Cross(u)
 }
 
-// newSurfaceBinding binds the outfit's rest vertices to ch's body; offsets
-// along the normal are at least minOff (vertices inside the rest body are
-// put that far outside). Every vertex gets a cross binding where one is
-// found; those for which sphere is true only bound their loose sphere.
-func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float64, sphere, float func(v int) bool) *surfaceBinding {
+// newSurfaceBinding binds the outfit's rest vertices (triangles tris) to
+// ch's body; offsets along the normal are at least each vertex's
+// clearance: minOff plus the sag of its edges over the skin
+// (sagClearances; vertices inside the rest body are put that far
+// outside). Every vertex gets a cross binding where one is found; those
+// for which sphere is true only bound their loose sphere.
+func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, tris [][3]int32, minOff float64, sphere, float func(v int) bool) *surfaceBinding {
 	cross := newCrossFinder(ch)
 	body := ch.Body
 	bvh := mesh.NewBVH(body.Verts, body.Tris)
+	bn := mesh.VertexNormals(body, nil)
+	bp, bpn := make([]geom.Vec3, len(verts)), make([]geom.Vec3, len(verts))
+	for i, p := range verts {
+		h := bvh.ClosestPoint(p)
+		if h.Tri < 0 {
+			continue
+		}
+		t := body.Tris[h.Tri]
+		bp[i] = h.Point
+		bpn[i] = bn[t[0]].Scale(h.Bary[0]).AddScaled(h.Bary[1], bn[t[1]]).AddScaled(h.Bary[2], bn[t[2]]).Unit()
+	}
+	sags := sagClearances(verts, tris, bp, bpn, func() []bool {
+		ok := make([]bool, len(verts))
+		for i := range ok {
+			ok[i] = bpn[i] != (geom.Vec3{})
+		}
+		return ok
+	}())
 	sb := &surfaceBinding{thick: minOff, tris: make([][3]int32, len(verts)), bary: make([][3]float64, len(verts)),
-		local: make([]geom.Vec3, len(verts)), valid: make([]bool, len(verts))}
+		local: make([]geom.Vec3, len(verts)), valid: make([]bool, len(verts)), clr: make([]float64, len(verts))}
 	used := map[int32]int32{}
 	ctID := map[int32]int32{} // body triangle -> ctris id
 	var ctBody []int32        // ctris id -> body triangle
@@ -137,6 +161,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		return k
 	}
 	for i, p := range verts {
+		sb.clr[i] = minOff
 		h := bvh.ClosestPoint(p)
 		if h.Tri < 0 {
 			continue
@@ -146,8 +171,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, minOff float6
 		if n == (geom.Vec3{}) {
 			continue
 		}
+		sb.clr[i] = minOff + sags[i]
 		d := p.Sub(h.Point)
-		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), minOff), Z: d.Dot(w)}
+		l := geom.Vec3{X: d.Dot(u), Y: max(d.Dot(n), sb.clr[i]), Z: d.Dot(w)}
 		sb.tris[i] = [3]int32{id(t[0]), id(t[1]), id(t[2])}
 		sb.bary[i], sb.local[i], sb.valid[i] = h.Bary, l, true
 		bindTo := func(ct int32, cb [3]float64, d float64, g int, adj, own, lazy bool, gate int) {
@@ -445,7 +471,8 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			// cloth inside the adjacent part is pushed
 			continue
 		}
-		if s -= sb.thick; s >= 0 {
+		gap := sb.gap(cb)
+		if s -= gap; s >= 0 {
 			continue
 		}
 		po, no := cb.po, cb.no
@@ -472,7 +499,7 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 			}
 			po, no = ownP, ownN
 		}
-		x[cb.v] = pushOut(q, s, cn, po, no, sb.thick)
+		x[cb.v] = pushOut(q, s, cn, po, no, gap)
 		if own >= 0 && !anchors && !cb.self {
 			if ob := &sb.cross[own]; ob.lazy && ob.best >= 0 {
 				// the push slid a loose vertex over its own part's
@@ -483,13 +510,22 @@ func (sb *surfaceBinding) push(x []geom.Vec3, anchors bool) {
 				q = x[cb.v]
 				if p, n, ok := sb.exactPlane(ob, q); ok && p.Dist2(q) <= crossExact*crossExact {
 					if o := q.Sub(p).Dot(n); o < 0 {
-						x[cb.v] = q.AddScaled(sb.thick-o, n)
+						x[cb.v] = q.AddScaled(sb.clr[cb.v]-o, n)
 					}
 					ownP, ownN = p, n
 				}
 			}
 		}
 	}
+}
+
+// gap is the distance cb's push keeps: the vertex's clearance from its own
+// part (self bindings of floating cloth), the thickness from the others.
+func (sb *surfaceBinding) gap(cb *crossBind) float64 {
+	if cb.self && !cb.fold {
+		return sb.clr[cb.v]
+	}
+	return sb.thick
 }
 
 // exact returns the exact closest point on cb's part near q and its
@@ -577,9 +613,10 @@ func (sb *surfaceBinding) exactAt(cb *crossBind, q geom.Vec3) (p, n geom.Vec3, o
 		// outside, the distance to the closest point bounds the
 		// distance to the patch (the pseudo-normal's side only tells
 		// which side it is on)
-		cb.clear = q.Sub(p).Dot(n) - sb.thick
-		if cb.clear > -sb.thick {
-			cb.clear = q.Dist(p) - sb.thick
+		g := sb.gap(cb)
+		cb.clear = q.Sub(p).Dot(n) - g
+		if cb.clear > -g {
+			cb.clear = q.Dist(p) - g
 		}
 	}
 	if !ok || p.Dist2(q) > crossExact*crossExact {
@@ -949,13 +986,13 @@ func (sb *surfaceBinding) rings(body *mesh.Mesh, ctBody []int32, triJ []int, ctI
 }
 
 // keepOut keeps every bound vertex of x outside the tangent plane of its
-// own skin point (as posed by the last place) by the thickness.
+// own skin point (as posed by the last place) by its clearance.
 func (sb *surfaceBinding) keepOut(x, nrm []geom.Vec3) {
 	for i, ok := range sb.valid {
 		if !ok {
 			continue
 		}
-		if o := x[i].Sub(sb.skinP[i]).Dot(nrm[i]) - sb.thick; o < 0 {
+		if o := x[i].Sub(sb.skinP[i]).Dot(nrm[i]) - sb.clr[i]; o < 0 {
 			x[i] = x[i].AddScaled(-o, nrm[i])
 		}
 	}

@@ -40,9 +40,12 @@ type floatLayer struct {
 
 	// skin half-spaces: vertices on the skin in the rest pose stay on the
 	// outside of the tangent plane of their bound skin point (skinOff is
-	// thickness − rest normal offset, NaN for vertices without one)
+	// clearance − rest normal offset, NaN for vertices without one)
 	skinOff []float64
 	nrm     []geom.Vec3
+	// clr is each vertex's clearance (m): the thickness plus the sag of
+	// its faces over the skin (clearance.go), kept from the capsules
+	clr []float64
 
 	// per-step scratch
 	blk                  [][6]float64 // h²K + hD per stretch spring (symmetric 3x3)
@@ -78,7 +81,7 @@ func inv3(a [6]float64) [6]float64 {
 
 // newFloatLayer builds the simulation over the vertices with Float > 0 and
 // the pinned ring, with masses from the outfit's triangle areas.
-func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []Capsule, normals []geom.Vec3, localY []float64, opt Options) *floatLayer {
+func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []Capsule, normals []geom.Vec3, localY, clr []float64, opt Options) *floatLayer {
 	n := len(m.Verts)
 	local := make([]int32, n)
 	fl := &floatLayer{kd: 0.01 * opt.Stretch, limit: opt.StrainLimit, cgIters: opt.CGIters, grav: opt.Gravity,
@@ -140,13 +143,14 @@ func newFloatLayer(m *mesh.Mesh, top *mesh.Topology, c *Classification, caps []C
 	fl.f, fl.b, fl.r, fl.z = make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k)
 	fl.p, fl.q, fl.dv = make([]geom.Vec3, k), make([]geom.Vec3, k), make([]geom.Vec3, k)
 	fl.blk, fl.dinv = make([][6]float64, len(fl.stretch)), make([][6]float64, k)
-	fl.skinOff, fl.nrm = make([]float64, k), make([]geom.Vec3, k)
+	fl.skinOff, fl.nrm, fl.clr = make([]float64, k), make([]geom.Vec3, k), make([]float64, k)
 	for i, v := range fl.idx {
 		fl.x[i] = m.Verts[v]
 		fl.skinOff[i] = math.NaN()
 		if c.Dist[v] < skinContact && !math.IsNaN(localY[v]) {
-			fl.skinOff[i] = opt.Thickness - localY[v]
+			fl.skinOff[i] = clr[v] - localY[v]
 		}
+		fl.clr[i] = clr[v]
 	}
 	fl.candidates(caps, m, normals, opt.CandidateReach)
 	return fl
@@ -469,7 +473,7 @@ func (fl *floatLayer) collide() {
 			q, r, t := capsuleNearest(cs.a, cs.b, cs.RA, cs.RB, p)
 			off := p.Sub(q)
 			d := off.Len()
-			rr := r + fl.thick
+			rr := r + fl.clr[i]
 			if d >= rr {
 				continue
 			}
