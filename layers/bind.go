@@ -241,6 +241,7 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, tris [][3]int
 			bindTo(ct2, cb2, d2, g2, false, false, false, -1)
 		}
 	}
+	sb.restFloor(body, ids, tris, bn, func(i int) bool { return !sphere(i) && !float(i) })
 	sb.rings(body, ctBody, cross.triJ, ctID, id)
 	sb.skinP = make([]geom.Vec3, len(verts))
 	sb.cent = make([]geom.Vec3, len(sb.ctris))
@@ -250,6 +251,65 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, tris [][3]int
 	}
 	sb.w = ch.Weights.Subset(ids)
 	return sb
+}
+
+// restFloorIters bounds the passes of restFloor.
+const restFloorIters = 3
+
+// restFloor raises the offsets of the tight vertices (tight true) of the
+// outfit's faces (tris) that the rest body pokes into: the rest body's
+// vertices (normals bn) are where its surface stands out most against a
+// flat face, so each body vertex less than the thickness behind a face
+// along its normal (from pokeWindow inside the skin) raises the face's
+// corners by what it lacks. The sag clearance bounds this for smooth
+// skin; this catches sharper features (the breasts' tips under a
+// blouse). ids maps used-vertex ids to body vertices.
+func (sb *surfaceBinding) restFloor(body *mesh.Mesh, ids []int32, tris [][3]int32, bn []geom.Vec3, tight func(int) bool) {
+	x := make([]geom.Vec3, len(sb.local))
+	need := make([]float64, len(sb.local))
+	var bvh *mesh.BVH
+	for range restFloorIters {
+		for i, ok := range sb.valid {
+			if !ok {
+				continue // not tight-bound: far from the skin
+			}
+			t := sb.tris[i]
+			a, b, c := body.Verts[ids[t[0]]], body.Verts[ids[t[1]]], body.Verts[ids[t[2]]]
+			u, n, w := triFrame(a, b, c)
+			bc, l := sb.bary[i], sb.local[i]
+			p := a.Scale(bc[0]).AddScaled(bc[1], b).AddScaled(bc[2], c)
+			x[i] = p.AddScaled(l.X, u).AddScaled(l.Y, n).AddScaled(l.Z, w)
+		}
+		if bvh == nil {
+			bvh = mesh.NewBVH(x, tris)
+		} else {
+			bvh.Refit(x)
+		}
+		raised := false
+		for v, p := range body.Verts {
+			n := bn[v]
+			if n == (geom.Vec3{}) {
+				continue
+			}
+			h, ok := bvh.Raycast(p.AddScaled(-pokeWindow, n), n, pokeWindow+sb.thick)
+			if !ok {
+				continue
+			}
+			d := sb.thick - (h.T - pokeWindow)
+			for _, c := range tris[h.Tri] {
+				if sb.valid[c] && tight(int(c)) && d > need[c] {
+					need[c], raised = d, true
+				}
+			}
+		}
+		if !raised {
+			return
+		}
+		for i, d := range need {
+			sb.local[i].Y += d
+			need[i] = 0
+		}
+	}
 }
 
 // place skins the used body vertices and writes each bound outfit vertex's
