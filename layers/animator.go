@@ -262,6 +262,9 @@ func (a *Animator) output(dst []geom.Vec3) []geom.Vec3 {
 			dst[v] = dst[v].Lerp(a.float.x[i], f)
 		}
 	}
+	if a.bind.faces != nil {
+		a.bind.faces.apply(dst, a.bind.posed, a.bind.w, a.bind.mats)
+	}
 	a.bind.keepOut(dst, a.nrm)
 	a.bind.push(dst, false)
 	return dst

@@ -56,6 +56,9 @@ type surfaceBinding struct {
 	// sag of its faces over the skin (clearance.go); the offset floor of
 	// its binding and the distance kept from its own part
 	clr []float64
+	// faces keeps the skin out of the dynamic cloth's faces (nil where
+	// the outfit has no topology)
+	faces *facePush
 }
 
 // crossBind is a second skin point for an outfit vertex that lies near a
@@ -242,6 +245,9 @@ func newSurfaceBinding(ch *character.Character, verts []geom.Vec3, tris [][3]int
 		}
 	}
 	sb.restFloor(body, ids, tris, bn, func(i int) bool { return !sphere(i) && !float(i) })
+	if top, err := mesh.NewTopology(&mesh.Mesh{Verts: verts, Tris: tris}); err == nil {
+		sb.faces = newFacePush(body, bn, verts, tris, top, func(v int32) bool { return sphere(int(v)) || float(int(v)) }, minOff, id)
+	}
 	sb.rings(body, ctBody, cross.triJ, ctID, id)
 	sb.skinP = make([]geom.Vec3, len(verts))
 	sb.cent = make([]geom.Vec3, len(sb.ctris))
