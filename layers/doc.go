@@ -47,10 +47,31 @@
 // body, which skinning lets limbs sink into (the upper arm into the torso
 // side, the thighs into each other); none queries a BVH per frame.
 //
-//   - Every bound vertex is kept Options.Thickness outside the tangent
+//   - Cloth is flat between its vertices: an edge of length L over skin
+//     of curvature κ along it sags L²κ/8 towards the skin (4 mm for a
+//     5 cm skirt edge over an 8 cm thigh), so each vertex gets a
+//     clearance: Options.Thickness plus the largest sag of its rest
+//     edges, κ from the body's smooth normals at the two ends' bound
+//     points (convex skin only, at most 12 mm). It is the tight layer's
+//     least offset, the loose sphere's least gap to the skin, the
+//     distance kept from the capsules and from the own leg.
+//   - Where the rest body still stands within the thickness of a tight
+//     face (the breasts' tips under a blouse), the face's tight corners
+//     are raised by what it lacks (three passes at New).
+//   - Every bound vertex is kept its clearance outside the tangent
 //     plane of its own bound skin point after the layers are blended
 //     (for loose vertices this is the sphere lying outside the skin that
 //     §3.2's attachment implies).
+//   - Loose and floating cloth slides away from where it was bound, so
+//     its faces are also tested against the skin, one way, as the full
+//     simulation's vertex–face contacts do: the body vertices (1.5 cm
+//     apart at rest) whose normal meets a dynamic face within 10 cm at
+//     rest each follow the face over them by walking across its edges;
+//     where the skin comes within the thickness of its outer side
+//     (normals within 60°), the face's corners move out along its normal.
+//     A vertex whose clearance exceeds 4 cm per frame skips up to three
+//     frames. This runs first at the output; the pushes below settle
+//     what it moved into another part.
 //   - A vertex within 15 cm of a body part two or more joints from its own
 //     at rest (a sleeve's underside and the torso) keeps up to 96
 //     candidate triangles of that part within 12 cm of its closest point

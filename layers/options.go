@@ -62,8 +62,10 @@ type Options struct {
 	// BlendBand (m) is the geodesic width over which the floating weight
 	// rises from the border of the floating region; 0 means 50 mm.
 	BlendBand float64
-	// Thickness (m) is the distance kept from the leg capsules and the
-	// smallest gap of loose cloth to the skin; 0 means 3 mm.
+	// Thickness (m) is the least distance kept between the cloth and the
+	// skin (its faces as well as its vertices) or the leg capsules; each
+	// vertex adds the sag of its faces over the skin (clearance.go);
+	// 0 means 3 mm.
 	Thickness float64
 	// Settle (s) is simulated on the first pose before the first Step
 	// returns; 0 means 0.5 s, negative none.

@@ -40,7 +40,9 @@ per vertex group or garment.
 It prints the classification, the frames per second of the animation
 itself (one core; loading and writing excluded) and, with --compare, runs
 the full simulator (pleat simulate's defaults) on the same scene and
-prints the per-layer mean distance between the two and both penetrations.`,
+prints the per-layer mean distance between the two, both penetrations
+(garment vertices inside the body) and the skin showing through the cloth
+(body vertices in front of the cloth face that covers them, by body part).`,
 		Example: `  pleat realtime --out out/rt.glb                       # procedural default
   pleat realtime --character $PLEAT_ASSETS/makehuman --garment female_elegantsuit01 \
       --motion $PLEAT_ASSETS/mocap/cmu/02_01_walk.bvh --fps 30 --out out/rt.pc2 --compare`,
@@ -122,7 +124,7 @@ prints the per-layer mean distance between the two and both penetrations.`,
 	fl.StringArrayVar(&groups, "layer", nil, "override the classification: GROUP=tight|loose|floating, GROUP a vertex group or garment name (repeatable)")
 	fl.BoolVar(&compare, "compare", false, "also run the full simulation and print the per-layer error and penetrations (renders it beside, as PREFIX.sim.fNNNN.png)")
 	fl.Float64Var(&settle, "settle", 0.5, "seconds the dynamic layers settle on the first pose (0: none)")
-	fl.Float64Var(&thickness, "thickness", 3, "distance kept from the leg capsules, mm")
+	fl.Float64Var(&thickness, "thickness", 3, "least distance kept between the cloth and the skin or the leg capsules, mm (each vertex adds its faces' sag over the skin)")
 	fl.IntVar(&substeps, "substeps", 0, "substeps per frame of the dynamic layers (0: one per 1/30 s)")
 	return cmd
 }
@@ -221,5 +223,19 @@ func printComparison(w io.Writer, c *layers.Comparison) {
 	for _, k := range keys {
 		p := ps[k]
 		fmt.Fprintf(w, "  %-10s %6.2f %% inside, %6.2f %% > 2 mm, mean depth %.1f mm, max %.1f mm\n", k, p.Inside*100, p.Deep*100, p.MeanDepth*1000, p.MaxDepth*1000)
+	}
+	fmt.Fprintf(w, "skin through the cloth (vertex-frames of the %d body vertices the cloth covers at rest that stand in front of the face behind them)\n", c.ShowLayered.Covered)
+	shows := []struct {
+		n string
+		s layers.ShowThrough
+	}{{"layers", c.ShowLayered}, {"simulation", c.ShowSimulated}, {"skinning", c.ShowSkinned}}
+	for _, r := range shows {
+		fmt.Fprintf(w, "  %-10s %7.3f %% > 2 mm (%d), %d at any depth, mean depth %.1f mm, max %.1f mm\n", r.n, r.s.Frac*100, r.s.Count, r.s.Any, r.s.MeanDepth*1000, r.s.MaxDepth*1000)
+	}
+	for _, p := range c.Parts {
+		if p.Layered+p.Simulated == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %-14s %5d covered: layers %d, simulation %d, skinning %d (> 2 mm)\n", p.Joint, p.Covered, p.Layered, p.Simulated, p.Skinned)
 	}
 }

@@ -19,7 +19,7 @@ func TestRealtimeProcedural(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"tight", "loose", "frames/s", "layers vs the full simulation", "penetration"} {
+	for _, want := range []string{"tight", "loose", "frames/s", "layers vs the full simulation", "penetration", "skin through the cloth"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
