@@ -133,7 +133,7 @@ func New(ch *character.Character, garments []*character.Garment, opt Options) (*
 		}
 	}
 	a.float = newFloatLayer(a.outfit, top, c, a.caps, normals, localY, a.bind.clr, opt)
-	a.loose = newLooseLayer(c, a.bind.clr, opt)
+	a.loose = newLooseLayer(c, opt)
 	a.loose.bindCross(a.bind)
 	a.bindAll = true
 	for _, ok := range a.bind.valid {

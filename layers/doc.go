@@ -53,8 +53,8 @@
 //     clearance: Options.Thickness plus the largest sag of its rest
 //     edges, κ from the body's smooth normals at the two ends' bound
 //     points (convex skin only, at most 12 mm). It is the tight layer's
-//     least offset, the loose sphere's least gap to the skin, the
-//     distance kept from the capsules and from the own leg.
+//     least offset and the distance kept from the bound point's plane,
+//     the capsules and the own leg (a loose sphere keeps the thickness).
 //   - Where the rest body still stands within the thickness of a tight
 //     face (the breasts' tips under a blouse), the face's tight corners
 //     are raised by what it lacks (three passes at New).

@@ -82,7 +82,7 @@ func TestCompareReport(t *testing.T) {
 			fmt.Printf("  %-9s %5d %6.1f %6.1f %6.1f %6.2f%%\n", n, st.Verts, st.Mean*1000, st.Max*1000, st.Skinned*1000, st.Inside*100)
 		}
 		fmt.Printf("  %-9s %5d %6.1f %6.1f %6.1f\n", "all", cmp.All.Verts, cmp.All.Mean*1000, cmp.All.Max*1000, cmp.All.Skinned*1000)
-		fmt.Printf("  inside: layers %.3f%% (deep %.3f%%), simulation %.3f%% (deep %.3f%%), skinning %.2f%% (deep %.2f%%)\n",
+		fmt.Printf("  inside: layers %.4f%% (deep %.4f%%), simulation %.4f%% (deep %.4f%%), skinning %.2f%% (deep %.2f%%)\n",
 			cmp.Layered.Inside*100, cmp.Layered.Deep*100, cmp.Simulated.Inside*100, cmp.Simulated.Deep*100, cmp.Skinned.Inside*100, cmp.Skinned.Deep*100)
 		fmt.Printf("  showing through (of %d covered body verts): layers %.3f%% (%d, any %d, max %.1f mm), simulation %.3f%% (%d, any %d, max %.1f mm), skinning %.3f%% (%d)\n",
 			cmp.ShowLayered.Covered, cmp.ShowLayered.Frac*100, cmp.ShowLayered.Count, cmp.ShowLayered.Any, cmp.ShowLayered.MaxDepth*1000,
