@@ -147,6 +147,40 @@ func NewBody(m *mesh.Mesh) (*Body, error) {
 	return b, nil
 }
 
+// NewBodies returns n bodies with m's triangles, each at rest at m.Verts:
+// the same as n calls of NewBody(m), which would build the same topology
+// and the same tree n times. They share the topology and the tree's
+// structure (read-only) and each has its own BVH boxes, positions and
+// frames, so they can be moved and refitted apart (garments stepped
+// concurrently, each against its own copy of the body; see BodyGroup).
+func NewBodies(m *mesh.Mesh, n int) ([]*Body, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	b0, err := NewBody(m)
+	if err != nil {
+		return nil, err
+	}
+	bs := []*Body{b0}
+	for range n - 1 {
+		nv := len(b0.own)
+		b := &Body{
+			tris: b0.tris,
+			top:  b0.top,
+			prev: make([]geom.Vec3, nv),
+			next: make([]geom.Vec3, nv),
+			vel:  make([]geom.Vec3, nv),
+			own:  make([]geom.Vec3, nv),
+		}
+		b.x = b.own
+		b.bvh = b0.ownBVH.Clone()
+		b.ownBVH = b.bvh
+		b.SetFrame(m.Verts)
+		bs = append(bs, b)
+	}
+	return bs, nil
+}
+
 // FollowCloth returns a body made of the triangles of c (whose mesh is m)
 // that follows c: Update(t) takes c's current positions X and velocities V,
 // moved to time t along V (X + V·(t − c.Time)), so that a garment stepped

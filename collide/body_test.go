@@ -264,3 +264,40 @@ func TestQueryHintAndWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestNewBodies checks that NewBodies gives bodies that answer as NewBody's
+// and move apart: each is moved to its own frame, and after all have moved
+// each is queried against a body made by NewBody and moved the same way.
+func TestNewBodies(t *testing.T) {
+	m := mesh.UVSphere(0.3, 12, 24)
+	bs, err := NewBodies(m, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 3 {
+		t.Fatalf("%d bodies, want 3", len(bs))
+	}
+	refs := make([]*Body, len(bs))
+	for k, b := range bs {
+		refs[k] = mustBody(m)
+		// Body k translated by k·10 cm and scaled by 1 + k/10 over [0, 1].
+		next := make([]geom.Vec3, len(m.Verts))
+		for i, p := range m.Verts {
+			next[i] = p.Scale(1 + 0.1*float64(k)).Add(geom.V(0.1*float64(k), 0, 0))
+		}
+		for _, c := range []*Body{b, refs[k]} {
+			c.SetFrames(m.Verts, next, 0, 1)
+			c.Update(0.5)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for k, b := range bs {
+		for range 200 {
+			p := randPoint(rng, 0.6)
+			got, want := b.SignedDistance(p), refs[k].SignedDistance(p)
+			if got != want {
+				t.Fatalf("body %d at %v: %+v, NewBody's %+v", k, p, got, want)
+			}
+		}
+	}
+}

@@ -193,12 +193,8 @@ func Run(ctx context.Context, in Input, p Params, progress Progress) (*Result, e
 		if bCur, err = in.BodyAt(0, nil); err != nil {
 			return nil, err
 		}
-		for range pcs {
-			b, err := collide.NewBody(&mesh.Mesh{Verts: slices.Clone(bCur), Tris: in.Body.Tris})
-			if err != nil {
-				return nil, fmt.Errorf("refine: body: %w", err)
-			}
-			bodies = append(bodies, b)
+		if bodies, err = collide.NewBodies(&mesh.Mesh{Verts: bCur, Tris: in.Body.Tris}, len(pcs)); err != nil {
+			return nil, fmt.Errorf("refine: body: %w", err)
 		}
 		if group, err = collide.NewBodyGroup(bodies...); err != nil {
 			return nil, fmt.Errorf("refine: body: %w", err)

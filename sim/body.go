@@ -31,8 +31,10 @@ type bodies struct {
 	// first piece to get there does it).
 	copies []*collide.Body
 	group  *collide.BodyGroup
-	pen    *collide.Body // the full body, for penetration statistics
+	pen    *collide.Body // the full body, for penetration statistics (built when first needed)
 	penX   []geom.Vec3
+	// workers is the number of goroutines pen is queried on.
+	workers int
 
 	// cur and next are the collision body's vertices at the start and end
 	// of the coming frame; pre the ones prepared for the frame after.
@@ -50,25 +52,24 @@ func newBodies(p *Prepared, workers int) (*bodies, error) {
 	b.next = make([]geom.Vec3, len(b.cur))
 	b.pre = make([]geom.Vec3, len(b.cur))
 	rest := slices.Clone(b.cur) // the bodies' own: cur changes
-	var err error
-	if b.setup, err = collide.NewBody(&mesh.Mesh{Verts: rest, Tris: b.col.Tris}); err != nil {
+	// The setup body and the pieces' copies are one mesh: its topology
+	// and tree are built once (collide.NewBodies).
+	nb := 1
+	if !p.opt.NoBody {
+		nb += len(p.pieces)
+	}
+	bs, err := collide.NewBodies(&mesh.Mesh{Verts: rest, Tris: b.col.Tris}, nb)
+	if err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
 	}
+	b.setup = bs[0]
 	if !p.opt.NoBody {
-		b.copies = make([]*collide.Body, len(p.pieces))
-		for i := range b.copies {
-			if b.copies[i], err = collide.NewBody(&mesh.Mesh{Verts: rest, Tris: b.col.Tris}); err != nil {
-				return nil, fmt.Errorf("sim: body: %w", err)
-			}
-		}
+		b.copies = bs[1:]
 		if b.group, err = collide.NewBodyGroup(b.copies...); err != nil {
 			return nil, fmt.Errorf("sim: body: %w", err)
 		}
 	}
-	if b.pen, err = collide.NewBody(b.full); err != nil {
-		return nil, fmt.Errorf("sim: body: %w", err)
-	}
-	b.pen.Workers = workers
+	b.workers = workers
 	return b, nil
 }
 
@@ -77,11 +78,21 @@ func (b *bodies) skin(skin []geom.Rigid, dst []geom.Vec3) []geom.Vec3 {
 	return b.skinner.LBS(b.col.Verts, b.colW, skin, dst)
 }
 
-// penetration returns the full body skinned by skin.
-func (b *bodies) penetration(skin []geom.Rigid) *collide.Body {
+// penetration returns the full body skinned by skin. The full body's
+// collision structure is built on the first call: a simulator that does
+// not measure penetration (Options.NoPenetration) never builds it.
+func (b *bodies) penetration(skin []geom.Rigid) (*collide.Body, error) {
+	if b.pen == nil {
+		pen, err := collide.NewBody(b.full)
+		if err != nil {
+			return nil, fmt.Errorf("sim: body: %w", err)
+		}
+		pen.Workers = b.workers
+		b.pen = pen
+	}
 	b.penX = b.skinner.LBS(b.full.Verts, b.fullW, skin, b.penX)
 	b.pen.SetFrame(b.penX)
-	return b.pen
+	return b.pen, nil
 }
 
 // move moves the pieces' body copies from cur at t0 to next at t1 while

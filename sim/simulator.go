@@ -408,7 +408,10 @@ func (s *Simulator) measure(skin []geom.Rigid, st *FrameStats, out *Frame) error
 	st.WorstEdge.Piece = -1
 	var pb *collide.Body
 	if !s.opt.NoPenetration {
-		pb = s.body.penetration(skin)
+		var err error
+		if pb, err = s.body.penetration(skin); err != nil {
+			return err
+		}
 	}
 	worst := 0.0
 	for i, c := range s.cloths {
