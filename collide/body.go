@@ -619,6 +619,45 @@ func (b *Body) queryHint(p geom.Vec3, maxDist float64, hint int32) (Contact, boo
 	return b.classify(p, h), true
 }
 
+// nearHint is queryHint without the sign: the contact's Dist is the
+// unsigned distance and its Normal is zero; Tri, Bary, Point, Feature and
+// Boundary are queryHint's. It spares the pseudo-normal (a sum over the
+// feature's triangles, with an angle per triangle at a vertex) that the
+// sign needs, for callers that take the side from another normal
+// (BodyOverlap, Through).
+func (b *Body) nearHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool) {
+	h, ok := b.bvh.ClosestPointFrom(p, maxDist, hint)
+	if !ok {
+		return Contact{Tri: -1, Dist: math.Inf(1)}, false
+	}
+	c := Contact{Tri: h.Tri, Bary: h.Bary, Point: h.Point, Dist: math.Sqrt(h.Dist2)}
+	c.Feature, c.Boundary = b.feature(h.Tri, h.Bary)
+	return c, true
+}
+
+// feature returns the feature of triangle t that contains the point with
+// barycentrics bary, and whether it lies on the mesh's boundary, as
+// pseudoNormal finds them.
+func (b *Body) feature(t int32, bary [3]float64) (Feature, bool) {
+	zeros, zi, nz := 0, -1, -1
+	for k := 0; k < 3; k++ {
+		if bary[k] <= 0 {
+			zeros++
+			zi = k
+		} else {
+			nz = k
+		}
+	}
+	switch zeros {
+	case 0:
+		return FeatureFace, false
+	case 1:
+		return FeatureEdge, b.top.IsBoundaryEdge(b.top.TriEdges[t][(zi+1)%3])
+	default:
+		return FeatureVertex, b.top.IsBoundary(b.tris[t][nz])
+	}
+}
+
 // classify turns a closest-point hit into a signed contact.
 func (b *Body) classify(p geom.Vec3, h mesh.Hit) Contact {
 	c := Contact{Tri: h.Tri, Bary: h.Bary, Point: h.Point}

@@ -231,13 +231,13 @@ func (o *BodyOverlap) detect(bx []geom.Vec3, pass int, p Params) {
 				}
 				nq++
 			}
-			con, ok := o.cl.queryHint(x, r, o.hint[v])
+			con, ok := o.cl.nearHint(x, r, o.hint[v])
 			if pass == 0 {
 				// The bound is of the cloth at xLast, its positions
 				// before the pushes.
 				o.lb[v] = r
 				if ok {
-					o.lb[v] = math.Abs(con.Dist)
+					o.lb[v] = con.Dist
 				}
 			}
 			if !ok {

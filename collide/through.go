@@ -160,7 +160,7 @@ func (t *Through) vertex(bd *Body, v int32, p, nb geom.Vec3, cover float64) floa
 		if b.bvh.LowerBound(p) > cover {
 			continue
 		}
-		con, ok := b.queryHint(p, cover, t.hints[i][v])
+		con, ok := b.nearHint(p, cover, t.hints[i][v])
 		if !ok {
 			continue
 		}
