@@ -639,15 +639,7 @@ func (b *Body) nearHint(p geom.Vec3, maxDist float64, hint int32) (Contact, bool
 // barycentrics bary, and whether it lies on the mesh's boundary, as
 // pseudoNormal finds them.
 func (b *Body) feature(t int32, bary [3]float64) (Feature, bool) {
-	zeros, zi, nz := 0, -1, -1
-	for k := 0; k < 3; k++ {
-		if bary[k] <= 0 {
-			zeros++
-			zi = k
-		} else {
-			nz = k
-		}
-	}
+	zeros, zi, nz := baryZeros(bary)
 	switch zeros {
 	case 0:
 		return FeatureFace, false
@@ -656,6 +648,22 @@ func (b *Body) feature(t int32, bary [3]float64) (Feature, bool) {
 	default:
 		return FeatureVertex, b.top.IsBoundary(b.tris[t][nz])
 	}
+}
+
+// baryZeros counts the zero (or negative) barycentrics of a closest point:
+// none on a face, one on an edge (zi is the corner opposite it), two at a
+// vertex (nz is that corner).
+func baryZeros(bary [3]float64) (zeros, zi, nz int) {
+	zi, nz = -1, -1
+	for k := 0; k < 3; k++ {
+		if bary[k] <= 0 {
+			zeros++
+			zi = k
+		} else {
+			nz = k
+		}
+	}
+	return zeros, zi, nz
 }
 
 // classify turns a closest-point hit into a signed contact.
@@ -692,15 +700,7 @@ func (b *Body) classify(p geom.Vec3, h mesh.Hit) Contact {
 // pseudoNormal returns the (unnormalised) angle-weighted pseudo-normal of
 // the feature of triangle t that contains the point with barycentrics bary.
 func (b *Body) pseudoNormal(t int32, bary [3]float64) (geom.Vec3, Feature, bool) {
-	zeros, zi, nz := 0, -1, -1
-	for k := 0; k < 3; k++ {
-		if bary[k] <= 0 {
-			zeros++
-			zi = k
-		} else {
-			nz = k
-		}
-	}
+	zeros, zi, nz := baryZeros(bary)
 	switch zeros {
 	case 0:
 		return b.faceNormal(t), FeatureFace, false
