@@ -52,6 +52,7 @@ func BodyParts(tris [][3]int32, w skel.Weights) ([]int32, error) {
 func (b *BodyPush) SetParts(part []int32) error {
 	if part == nil {
 		b.triPart, b.partVert, b.partStart, b.partBox, b.partNear = nil, nil, nil, nil, nil
+		b.held = heldState{rest: b.held.rest, gen: b.held.gen}
 		return nil
 	}
 	if len(part) != len(b.m.Tris) {
@@ -59,6 +60,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 	}
 	ids := map[int32]int32{} // label → dense part, in order of first use
 	tp := make([]int32, len(part))
+	var label []int32
 	for i, p := range part {
 		if p < 0 {
 			return fmt.Errorf("wrinkle: body triangle %d: part %d, want ≥ 0", i, p)
@@ -67,6 +69,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 		if !ok {
 			d = int32(len(ids))
 			ids[p] = d
+			label = append(label, p)
 		}
 		tp[i] = d
 	}
@@ -97,6 +100,15 @@ func (b *BodyPush) SetParts(part []int32) error {
 	b.partBox = make([][2]geom.Vec3, np)
 	b.partNear = make([]bool, np*np)
 	b.partBoxes()
+	n := len(b.hint)
+	b.held = heldState{label: label, rest: b.held.rest, gen: b.held.gen, loc: make([]geom.Vec3, len(verts)),
+		d: make([]float64, n), p: make([]int32, n), y: make([]geom.Vec3, n), g: make([]uint64, n)}
+	for i := range b.held.d {
+		b.held.d[i] = -1
+	}
+	for s := range heldRing {
+		b.held.inv[s], b.held.cum[s], b.held.dev[s] = make([]rigidMat, np), make([]float64, np), make([]float64, np)
+	}
 	return nil
 }
 
