@@ -140,10 +140,11 @@ func (b *BodyPush) partBoxes() {
 }
 
 // apart reports whether every part but that of body triangle tri has its
-// bounding box Thickness or more from x, at squared distance d2 from tri
-// (false without parts). Within Reach of tri, only the parts whose boxes
-// are nearer than Reach + Thickness to its part's need looking at.
-func (b *BodyPush) apart(x geom.Vec3, tri int32, d2 float64) bool {
+// bounding box r (≤ Thickness) or more from x, at squared distance d2
+// from tri (false without parts). Within Reach of tri, only the parts
+// whose boxes are nearer than Reach + Thickness to its part's need
+// looking at.
+func (b *BodyPush) apart(x geom.Vec3, tri int32, d2, r float64) bool {
 	if b.triPart == nil {
 		return false
 	}
@@ -151,7 +152,7 @@ func (b *BodyPush) apart(x geom.Vec3, tri int32, d2 float64) bool {
 	np := len(b.partBox)
 	near := b.partNear[own*np : (own+1)*np]
 	all := d2 > b.Reach*b.Reach
-	t2 := b.Thickness * b.Thickness
+	t2 := r * r
 	for k, bx := range b.partBox {
 		if k == own || !all && !near[k] {
 			continue
