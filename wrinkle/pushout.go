@@ -115,9 +115,9 @@ func (s *PushStats) Add(o PushStats) {
 //
 // With the parts' rigid transforms too (SetBodyPose) a point whose walk
 // would settle it is settled without the walk while motion bounds from
-// its last walk prove its part's surface stays Thickness or more away
-// (held; see heldRing): on the procedural shirt through the walk
-// (BenchmarkBodyPush) 64% of the points each frame, and the points
+// its last walk show the body around its triangle stays Thickness or
+// more away (held; see heldRing): on the procedural shirt through the
+// walk (BenchmarkBodyPush) 70% of the points each frame, and the points
 // pushed and found inside are the same as without it.
 //
 // Set the body's positions each frame with SetBody; a BodyPush keeps a

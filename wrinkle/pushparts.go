@@ -100,15 +100,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 	b.partBox = make([][2]geom.Vec3, np)
 	b.partNear = make([]bool, np*np)
 	b.partBoxes()
-	n := len(b.hint)
-	b.held = heldState{label: label, rest: b.held.rest, gen: b.held.gen, loc: make([]geom.Vec3, len(verts)),
-		d: make([]float64, n), p: make([]int32, n), y: make([]geom.Vec3, n), g: make([]uint64, n)}
-	for i := range b.held.d {
-		b.held.d[i] = -1
-	}
-	for s := range heldRing {
-		b.held.inv[s], b.held.cum[s], b.held.dev[s] = make([]rigidMat, np), make([]float64, np), make([]float64, np)
-	}
+	b.setPatches(label, len(b.hint))
 	return nil
 }
 
