@@ -89,24 +89,30 @@ type heldState struct {
 	// squared largest move since the last frame and distance from rest.
 	stepV, devV, stepP, devP []float64
 	// Per ring slot g mod heldRing (g a SetBody count): the parts'
-	// inverse transforms; per patch the running sum of the largest move
-	// per frame of its and its neighbours' corners, and their largest
-	// distance from rest.
-	inv  [heldRing][]rigidMat
-	cum  [heldRing][]float64
-	dev  [heldRing][]float64
-	gen  uint64 // SetBody calls so far
-	pose uint64 // the last SetBody count given transforms, 0 for none
+	// inverse transforms, and per patch its motion bounds.
+	inv   [heldRing][]rigidMat
+	bound [heldRing][]patchBound
+	gen   uint64 // SetBody calls so far
+	pose  uint64 // the last SetBody count given transforms, 0 for none
 	// chain is the first SetBody count of the present run of frames
 	// that all had transforms (cum is summed over it).
 	chain uint64
-	// Per garment point: the distance its last settling walk or query
-	// found (negative: none), the patch it found, its position in that
-	// patch's part's frame then and the SetBody count then.
-	d []float64
-	p []int32
-	y []geom.Vec3
-	g []uint64
+	pt    []heldPoint // per garment point
+}
+
+// patchBound is a patch's motion bounds in one frame: the running sum of
+// the largest move per frame of its and its neighbours' corners, and
+// their largest distance from rest, m.
+type patchBound struct{ cum, dev float64 }
+
+// heldPoint is what a garment point's last settling walk or query found:
+// its position in the found patch's part's frame, the distance (negative:
+// none), the SetBody count then and the patch.
+type heldPoint struct {
+	y geom.Vec3
+	d float64
+	g uint64
+	c int32
 }
 
 // patchCell (m) is the edge of the grid cells that cut each body part
@@ -119,10 +125,9 @@ const patchCell = 0.04
 // garment points.
 func (b *BodyPush) setPatches(label []int32, n int) {
 	h := &b.held
-	*h = heldState{label: label, rest: h.rest, gen: h.gen, loc: make([]geom.Vec3, len(b.partVert)),
-		d: make([]float64, n), p: make([]int32, n), y: make([]geom.Vec3, n), g: make([]uint64, n)}
-	for i := range h.d {
-		h.d[i] = -1
+	*h = heldState{label: label, rest: h.rest, gen: h.gen, loc: make([]geom.Vec3, len(b.partVert)), pt: make([]heldPoint, n)}
+	for i := range h.pt {
+		h.pt[i].d = -1
 	}
 	type key struct{ part, x, y, z int32 }
 	ids := map[key]int32{}
@@ -192,7 +197,7 @@ func (b *BodyPush) setPatches(label []int32, n int) {
 	h.stepV, h.devV = make([]float64, len(b.partVert)), make([]float64, len(b.partVert))
 	h.stepP, h.devP = make([]float64, np), make([]float64, np)
 	for s := range heldRing {
-		h.inv[s], h.cum[s], h.dev[s] = make([]rigidMat, len(label)), make([]float64, np), make([]float64, np)
+		h.inv[s], h.bound[s] = make([]rigidMat, len(label)), make([]patchBound, np)
 	}
 }
 
@@ -248,9 +253,9 @@ func (b *BodyPush) SetBodyPose(x []geom.Vec3, skin []geom.Rigid) error {
 		}
 		cum := 0.0
 		if prev {
-			cum = h.cum[ps][c] + math.Sqrt(step)
+			cum = h.bound[ps][c].cum + math.Sqrt(step)
 		}
-		h.cum[s][c], h.dev[s][c] = cum, math.Sqrt(dev)
+		h.bound[s][c] = patchBound{cum, math.Sqrt(dev)}
 	}
 	h.pose = g
 	return nil
@@ -261,15 +266,15 @@ func (b *BodyPush) SetBodyPose(x []geom.Vec3, skin []geom.Rigid) error {
 // query (or, with d < 0, that it was not).
 func (b *BodyPush) hold(i int, x geom.Vec3, tri int32, d float64) {
 	h := &b.held
-	if h.d == nil {
+	if h.pt == nil {
 		return
 	}
 	if d < 0 || h.pose != h.gen {
-		h.d[i] = -1
+		h.pt[i].d = -1
 		return
 	}
 	c := h.patchOf[tri]
-	h.d[i], h.p[i], h.y[i], h.g[i] = d, c, h.inv[h.gen%heldRing][h.patchPart[c]].apply(x), h.gen
+	h.pt[i] = heldPoint{y: h.inv[h.gen%heldRing][h.patchPart[c]].apply(x), d: d, g: h.gen, c: c}
 }
 
 // heldNow reports whether point i at x is settled without its walk in
@@ -278,7 +283,7 @@ func (b *BodyPush) hold(i int, x geom.Vec3, tri int32, d float64) {
 func (b *BodyPush) heldNow(i int, x geom.Vec3) bool {
 	h := b.hint[i]
 	return h >= 0 && b.refresh > 1 && (b.frame+uint64(i))%uint64(b.refresh) != 0 &&
-		b.watch[i] == 0 && b.riskUntil[h] <= b.frame && b.heldAt(i, x)
+		b.watch[i] == 0 && b.heldAt(i, x) && b.riskUntil[h] <= b.frame
 }
 
 // heldAt reports whether point i at x is held: its part's surface is
@@ -286,22 +291,23 @@ func (b *BodyPush) heldNow(i int, x geom.Vec3) bool {
 // and the motion bounds since.
 func (b *BodyPush) heldAt(i int, x geom.Vec3) bool {
 	h := &b.held
-	if h.d == nil || h.pose != h.gen {
+	if h.pt == nil || h.pose != h.gen {
 		return false
 	}
-	d0, g0 := h.d[i], h.g[i]
-	if d0 < 0 || h.gen-g0 >= heldRing {
+	pt := &h.pt[i]
+	if pt.d < 0 || h.gen-pt.g >= heldRing {
 		return false
 	}
-	c := h.p[i]
-	s, s0 := h.gen%heldRing, g0%heldRing
-	m := h.dev[s][c] + h.dev[s0][c]
-	if g0 >= h.chain { // cum is summed over g0 to gen
-		m = min(m, h.cum[s][c]-h.cum[s0][c])
+	c := pt.c
+	s := h.gen % heldRing
+	now, then := h.bound[s][c], h.bound[pt.g%heldRing][c]
+	m := now.dev + then.dev
+	if pt.g >= h.chain { // cum is summed over pt.g to gen
+		m = min(m, now.cum-then.cum)
 	}
-	r := d0 - m - b.Thickness - heldSlack
+	r := pt.d - m - b.Thickness - heldSlack
 	if r < 0 {
 		return false
 	}
-	return h.inv[s][h.patchPart[c]].apply(x).Dist2(h.y[i]) <= r*r
+	return h.inv[s][h.patchPart[c]].apply(x).Dist2(pt.y) <= r*r
 }
