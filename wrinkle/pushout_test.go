@@ -66,7 +66,9 @@ func TestBodyPushWorkers(t *testing.T) {
 // from the exact result only where the exact one moved it and the walk
 // did not, or pushed it off another part (a miss: a bounded share), the counts of points inside and deep
 // may fall only by the misses, and no point the exact test finds outside
-// is moved inside. With body parts (SetParts) the same bounds hold.
+// is moved inside. With body parts (SetParts) the same bounds hold, and a
+// bounded share of points is pushed elsewhere than by the exact
+// push-out (by the walk's closest point: pushByWalk, TestBodyPushLocal).
 func TestBodyPushFast(t *testing.T) {
 	f := getFixture(t)
 	body := f.body.Mesh
@@ -88,12 +90,15 @@ func TestBodyPushFast(t *testing.T) {
 		maxMiss  float64 // share of point-frames
 		identity bool
 		parts    bool
+		// maxElsewhere is the share of point-frames pushed elsewhere
+		// than by the exact push-out (by their walk: pushByWalk).
+		maxElsewhere float64
 	}{
-		{"exact", 1, 0, true, false},
-		{"exact parts", 1, 0, true, true},
-		{"refresh 4", 4, 0.001, false, false},
-		{"default", 0, 0.002, false, false},
-		{"default parts", 0, 0.002, false, true},
+		{"exact", 1, 0, true, false, 0},
+		{"exact parts", 1, 0, true, true, 0},
+		{"refresh 4", 4, 0.001, false, false, 0},
+		{"default", 0, 0.002, false, false, 0},
+		{"default parts", 0, 0.002, false, true, 0.003},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
@@ -110,7 +115,7 @@ func TestBodyPushFast(t *testing.T) {
 			pts := make([]geom.Vec3, n)
 			var skin []geom.Rigid
 			var bodyX, nx []geom.Vec3
-			misses, inside, deep := 0, 0, 0
+			misses, inside, deep, elsewhere := 0, 0, 0, 0
 			for frame, pose := range poses {
 				skin = skel.SkinMatrices(f.rig.Skeleton, pose, skin)
 				bodyX = skel.LBS(body.Verts, f.body.Weights, skin, bodyX)
@@ -134,7 +139,7 @@ func TestBodyPushFast(t *testing.T) {
 				}
 				m := 0
 				for i := range y {
-					if y[i] == x[i] {
+					if y[i].Dist2(x[i]) <= 1e-18 { // the same point to rounding (another triangle at a shared edge or corner)
 						continue
 					}
 					if tc.identity {
@@ -143,6 +148,9 @@ func TestBodyPushFast(t *testing.T) {
 					m++
 					if y[i] != pts[i] && ex.signedDist(pts[i]) >= 0 && ex.signedDist(y[i]) < 0 {
 						t.Fatalf("frame %d: point %d outside at %v pushed inside to %v", frame, i, pts[i], y[i])
+					}
+					if y[i] != pts[i] && x[i] != pts[i] {
+						elsewhere++
 					}
 				}
 				misses += m
@@ -153,10 +161,13 @@ func TestBodyPushFast(t *testing.T) {
 			if inside == 0 || deep == 0 {
 				t.Fatalf("%d inside, %d deep: want points inside to push", inside, deep)
 			}
-			if share := float64(misses) / float64(n*len(poses)); share > tc.maxMiss {
-				t.Errorf("%d misses in %d point-frames (%.3f%%), want at most %.3f%%", misses, n*len(poses), 100*share, 100*tc.maxMiss)
+			if share := float64(misses-elsewhere) / float64(n*len(poses)); share > tc.maxMiss {
+				t.Errorf("%d misses in %d point-frames (%.3f%%), want at most %.3f%%", misses-elsewhere, n*len(poses), 100*share, 100*tc.maxMiss)
 			}
-			t.Logf("%d points × %d frames: %d inside, %d deep (exact), %d misses", n, len(poses), inside, deep, misses)
+			if share := float64(elsewhere) / float64(n*len(poses)); share > tc.maxElsewhere {
+				t.Errorf("%d points pushed elsewhere than by the exact push-out in %d point-frames (%.3f%%), want at most %.3f%%", elsewhere, n*len(poses), 100*share, 100*tc.maxElsewhere)
+			}
+			t.Logf("%d points × %d frames: %d inside, %d deep (exact), %d misses, %d pushed elsewhere", n, len(poses), inside, deep, misses-elsewhere, elsewhere)
 		})
 	}
 }

@@ -52,6 +52,7 @@ func BodyParts(tris [][3]int32, w skel.Weights) ([]int32, error) {
 func (b *BodyPush) SetParts(part []int32) error {
 	if part == nil {
 		b.triPart, b.partVert, b.partStart, b.partBox, b.partNear = nil, nil, nil, nil, nil
+		b.held = heldState{rest: b.held.rest, gen: b.held.gen}
 		return nil
 	}
 	if len(part) != len(b.m.Tris) {
@@ -59,6 +60,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 	}
 	ids := map[int32]int32{} // label → dense part, in order of first use
 	tp := make([]int32, len(part))
+	var label []int32
 	for i, p := range part {
 		if p < 0 {
 			return fmt.Errorf("wrinkle: body triangle %d: part %d, want ≥ 0", i, p)
@@ -67,6 +69,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 		if !ok {
 			d = int32(len(ids))
 			ids[p] = d
+			label = append(label, p)
 		}
 		tp[i] = d
 	}
@@ -97,6 +100,7 @@ func (b *BodyPush) SetParts(part []int32) error {
 	b.partBox = make([][2]geom.Vec3, np)
 	b.partNear = make([]bool, np*np)
 	b.partBoxes()
+	b.setPatches(label, len(b.hint))
 	return nil
 }
 
@@ -128,10 +132,11 @@ func (b *BodyPush) partBoxes() {
 }
 
 // apart reports whether every part but that of body triangle tri has its
-// bounding box Thickness or more from x, at squared distance d2 from tri
-// (false without parts). Within Reach of tri, only the parts whose boxes
-// are nearer than Reach + Thickness to its part's need looking at.
-func (b *BodyPush) apart(x geom.Vec3, tri int32, d2 float64) bool {
+// bounding box r (≤ Thickness) or more from x, at squared distance d2
+// from tri (false without parts). Within Reach of tri, only the parts
+// whose boxes are nearer than Reach + Thickness to its part's need
+// looking at.
+func (b *BodyPush) apart(x geom.Vec3, tri int32, d2, r float64) bool {
 	if b.triPart == nil {
 		return false
 	}
@@ -139,7 +144,7 @@ func (b *BodyPush) apart(x geom.Vec3, tri int32, d2 float64) bool {
 	np := len(b.partBox)
 	near := b.partNear[own*np : (own+1)*np]
 	all := d2 > b.Reach*b.Reach
-	t2 := b.Thickness * b.Thickness
+	t2 := r * r
 	for k, bx := range b.partBox {
 		if k == own || !all && !near[k] {
 			continue

@@ -64,7 +64,7 @@ func TestBodyParts(t *testing.T) {
 		t.Errorf("negative label: %v, want an error naming triangle 7", err)
 	}
 	must(t, bp.SetParts(nil))
-	if bp.apart(geom.V(0.2, 0, 0), 0, 0) {
+	if bp.apart(geom.V(0.2, 0, 0), 0, 0, bp.Thickness) {
 		t.Error("apart without parts: true")
 	}
 }
@@ -101,11 +101,11 @@ func TestBodyPushApart(t *testing.T) {
 		}
 		must(t, bp.SetBody(moved))
 		lo := bp.partBox[1][0].X
-		if got := bp.apart(x, own, 0.005*0.005); got != tc.apart {
+		if got := bp.apart(x, own, 0.005*0.005, bp.Thickness); got != tc.apart {
 			t.Errorf("box of sphere 1 from x = %.4f m: apart %v, want %v", lo-x.X, got, tc.apart)
 		}
 		// Seen from sphere 1, a point 2 mm from sphere 0 is not apart.
-		if bp.apart(geom.V(0.102, 0, 0), int32(len(m.Tris)-1), 0.045*0.045) {
+		if bp.apart(geom.V(0.102, 0, 0), int32(len(m.Tris)-1), 0.045*0.045, bp.Thickness) {
 			t.Errorf("gap %g: 2 mm from sphere 0, from sphere 1's triangle: apart", tc.gap)
 		}
 	}

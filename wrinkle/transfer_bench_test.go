@@ -23,6 +23,7 @@ type transferScene struct {
 	fineX   [][]geom.Vec3
 	coarseX [][]geom.Vec3
 	bodyX   [][]geom.Vec3
+	skin    [][]geom.Rigid // the body's skinning transforms per pose
 }
 
 // transferScenes caches the scenes by shirt size (decimation takes
@@ -53,6 +54,7 @@ func newTransferScene(b testing.TB, n int) *transferScene {
 		s.fineX = append(s.fineX, fx)
 		s.coarseX = append(s.coarseX, cx)
 		s.bodyX = append(s.bodyX, skel.LBS(f.body.Mesh.Verts, f.body.Weights, skin, nil))
+		s.skin = append(s.skin, skin)
 	}
 	transferScenes[n] = s
 	return s
@@ -175,7 +177,8 @@ func BenchmarkPrealignSynthesize(b *testing.B) {
 // transferScene) against the moving procedural body, through the walk's
 // 32 poses in a loop: exact (Refresh = 1, a BVH query per point), walk
 // (the default Refresh: local walks, exact queries where they are due)
-// and parts (walk with BodyParts' labels, SetParts), on one worker.
+// parts (walk with BodyParts' labels, SetParts) and held (parts, with
+// the skinning transforms: SetBodyPose), on one worker.
 // ns/point is the CPU time per garment point.
 func BenchmarkBodyPush(b *testing.B) {
 	f := getFixture(b)
@@ -187,7 +190,8 @@ func BenchmarkBodyPush(b *testing.B) {
 		name    string
 		refresh int
 		parts   bool
-	}{{"exact", 1, false}, {"walk", 0, false}, {"parts", 0, true}} {
+		held    bool
+	}{{"exact", 1, false, false}, {"walk", 0, false, false}, {"parts", 0, true, false}, {"held", 0, true, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			bp, err := NewBodyPush(bm.Verts, bm.Tris, len(s.fine.Verts), 0, 0)
 			must(b, err)
@@ -201,7 +205,11 @@ func BenchmarkBodyPush(b *testing.B) {
 			frame := func(i int) {
 				k := i % len(s.poses)
 				copy(dst, s.fineX[k])
-				must(b, bp.SetBody(s.bodyX[k]))
+				if mode.held {
+					must(b, bp.SetBodyPose(s.bodyX[k], s.skin[k]))
+				} else {
+					must(b, bp.SetBody(s.bodyX[k]))
+				}
 				ps, err := bp.Push(dst)
 				must(b, err)
 				st.Add(ps)
@@ -221,6 +229,7 @@ func BenchmarkBodyPush(b *testing.B) {
 			b.ReportMetric(cpu/float64(b.N)/float64(len(dst)), "ns/point")
 			b.ReportMetric(float64(st.Inside)/float64(b.N), "inside/frame")
 			b.ReportMetric(float64(st.Exact)/float64(b.N), "exact/frame")
+			b.ReportMetric(float64(st.Held)/float64(b.N), "held/frame")
 		})
 	}
 }

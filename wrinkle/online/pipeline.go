@@ -412,7 +412,7 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	if p.push != nil {
 		p.skin = skel.SkinMatrices(p.ch.Skeleton, pose, p.skin)
 		p.bodyX = skel.LBS(p.ch.Body.Verts, p.ch.Weights, p.skin, p.bodyX)
-		if err := p.push.SetBody(p.bodyX); err != nil {
+		if err := p.push.SetBodyPose(p.bodyX, p.skin); err != nil {
 			return st, err
 		}
 		ps, err := p.push.Push(dst[:len(p.fine.Verts)])

@@ -1,0 +1,273 @@
+package wrinkle
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
+)
+
+// TestBodyPushHeld checks the held rule (SetBodyPose) against the walk
+// it stands in for and against the exact push-out: on the mannequin
+// through the test walk twice over (its jump back from the last pose to
+// the first included), with points that ride the body 6 mm inside to
+// 25 mm outside it and drift up to 4 mm a frame against it, the walk
+// from every held point's triangle ends outside, Thickness or more from
+// the body, as the rule's bound says (where it ends at all); and Push
+// with the rule moves no point that the exact push-out finds outside to
+// inside, finds as many points inside as without it but for at most the
+// points it leaves or pushes elsewhere than the exact push-out, the
+// points it leaves stay within 0.25% of point-frames (704 here; 673
+// without the rule) and those it pushes elsewhere (by their walk:
+// TestBodyPushLocal) within 0.3% (582 here).
+func TestBodyPushHeld(t *testing.T) {
+	f := getFixture(t)
+	body := f.body.Mesh
+	normals := mesh.VertexNormals(body, nil)
+	poses := walkPoses(f.rig, 24)
+	poses = append(poses, poses...)
+	rnd := rand.New(rand.NewPCG(9, 10))
+	var src []int32
+	var off, amp []float64
+	for v := 0; v < len(body.Verts); v += 2 {
+		src = append(src, int32(v))
+		off = append(off, -0.006+0.031*rnd.Float64())
+		amp = append(amp, 0.004*rnd.Float64())
+	}
+	n := len(src)
+	parts, err := BodyParts(body.Tris, f.body.Weights)
+	must(t, err)
+	ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	defer ex.Close()
+	ex.Refresh = 1
+	bp, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	defer bp.Close()
+	must(t, bp.SetParts(parts))
+	pts := make([]geom.Vec3, n)
+	var skin []geom.Rigid
+	var bodyX, nx []geom.Vec3
+	held, misses, left := 0, 0, 0
+	t2 := bp.Thickness * bp.Thickness
+	for frame, pose := range poses {
+		skin = skel.SkinMatrices(f.rig.Skeleton, pose, skin)
+		bodyX = skel.LBS(body.Verts, f.body.Weights, skin, bodyX)
+		nx = skel.LBSNormals(normals, f.body.Weights, skin, nx)
+		for i, v := range src {
+			drift := amp[i] * math.Sin(0.9*float64(frame)+float64(i))
+			pts[i] = bodyX[v].AddScaled(off[i]+drift, nx[v].Unit())
+		}
+		must(t, ex.SetBody(bodyX))
+		must(t, bp.SetBodyPose(bodyX, skin))
+		for i, p := range pts {
+			if !bp.heldNow(i, p) {
+				continue
+			}
+			held++
+			w, ok := bp.walk(p, bp.hint[i])
+			if ok && (w.Dist2 < t2 || p.Sub(w.Point).Dot(bp.pseudoNormal(w.Tri, w.Bary)) < 0) {
+				t.Fatalf("frame %d: point %d held, its walk ends at %g m (triangle %d)", frame, i, math.Sqrt(w.Dist2), w.Tri)
+			}
+		}
+		x := append([]geom.Vec3(nil), pts...)
+		y := append([]geom.Vec3(nil), pts...)
+		es, err := ex.Push(x)
+		must(t, err)
+		fs, err := bp.Push(y)
+		must(t, err)
+		m := 0
+		for i := range y {
+			if y[i].Dist2(x[i]) <= 1e-18 {
+				continue
+			}
+			m++
+			if y[i] != pts[i] && ex.signedDist(pts[i]) >= 0 && ex.signedDist(y[i]) < 0 {
+				t.Fatalf("frame %d: point %d outside at %v pushed inside to %v", frame, i, pts[i], y[i])
+			}
+			if y[i] == pts[i] {
+				left++
+			}
+		}
+		if fs.Inside > es.Inside || es.Inside-fs.Inside > m || es.Deep-fs.Deep > m {
+			t.Fatalf("frame %d: %+v, exact %+v, %d misses", frame, fs, es, m)
+		}
+		misses += m
+	}
+	if held == 0 {
+		t.Fatal("no point held")
+	}
+	if share := float64(left) / float64(n*len(poses)); share > 0.0025 {
+		t.Errorf("%d points left where the exact push-out moves them in %d point-frames (%.3f%%), want at most 0.25%%", left, n*len(poses), 100*share)
+	}
+	if share := float64(misses-left) / float64(n*len(poses)); share > 0.003 {
+		t.Errorf("%d points pushed elsewhere than by the exact push-out in %d point-frames (%.3f%%), want at most 0.3%%", misses-left, n*len(poses), 100*share)
+	}
+	t.Logf("%d points × %d frames: %d held; %d left where the exact push-out moves them, %d pushed elsewhere", n, len(poses), held, left, misses-left)
+}
+
+// TestBodyPushHeldBounds checks the rule's bookkeeping on two spheres:
+// a point found 10 mm outside the first is held while it and the
+// spheres move rigidly together, but not on its refresh frame; it is not
+// held once the first sphere swells towards it by more than its margin,
+// nor after a SetBody without transforms, and SetBodyPose refuses
+// transforms that miss a part's label.
+func TestBodyPushHeldBounds(t *testing.T) {
+	m, w := twoSpheres(0.05)
+	part, err := BodyParts(m.Tris, w)
+	must(t, err)
+	bp, err := NewBodyPush(m.Verts, m.Tris, 1, 0, 0)
+	must(t, err)
+	defer bp.Close()
+	bp.Refresh = 4
+	must(t, bp.SetParts(part))
+	id := []geom.Rigid{geom.RigidIdentity(), geom.RigidIdentity()}
+	p := []geom.Vec3{geom.V(-0.11, 0, 0)}
+	must(t, bp.SetBodyPose(m.Verts, id))
+	st, err := bp.Push(p) // a refresh query (frame 0, point 0)
+	must(t, err)
+	if st.Exact != 1 || !bp.heldAt(0, p[0]) {
+		t.Fatalf("first push: %+v, held %v; want an exact query, then held", st, bp.heldAt(0, p[0]))
+	}
+
+	// Both spheres and the point turned and moved together.
+	move := geom.Rigid{R: geom.QuatAxisAngle(geom.V(0, 0, 1), 0.3), T: geom.V(0.2, 0.1, 0)}
+	moved := make([]geom.Vec3, len(m.Verts))
+	for v, x := range m.Verts {
+		moved[v] = move.Apply(x)
+	}
+	for frame := 1; frame <= 4; frame++ {
+		must(t, bp.SetBodyPose(moved, []geom.Rigid{move, move}))
+		q := []geom.Vec3{move.Apply(p[0])}
+		if !bp.heldAt(0, q[0]) {
+			t.Fatalf("frame %d, rigidly moved together: not held", frame)
+		}
+		st, err := bp.Push(q)
+		must(t, err)
+		// Held in frames 1–3; frame 4 is its refresh.
+		if q[0] != move.Apply(p[0]) || frame < 4 && (st.Held != 1 || st.Exact != 0) || frame == 4 && (st.Held != 0 || st.Exact != 1) {
+			t.Fatalf("frame %d, rigidly moved together: %+v, point %v", frame, st, q[0])
+		}
+	}
+	// The first sphere swollen by 8 mm: 2 mm from the point.
+	swell := append([]geom.Vec3(nil), moved...)
+	for v := range len(m.Verts) / 2 {
+		c := move.Apply(geom.Vec3{})
+		swell[v] = c.Add(moved[v].Sub(c).Scale(0.108 / 0.1))
+	}
+	must(t, bp.SetBodyPose(swell, []geom.Rigid{move, move}))
+	if q := move.Apply(p[0]); bp.heldAt(0, q) {
+		t.Fatal("swollen sphere within the margin: held")
+	}
+	must(t, bp.SetBody(moved))
+	if bp.heldAt(0, move.Apply(p[0])) {
+		t.Fatal("SetBody without transforms: held")
+	}
+	if err := bp.SetBodyPose(moved, id[:1]); err == nil || !strings.Contains(err.Error(), "label 1") {
+		t.Errorf("one transform for two parts: %v, want an error naming label 1", err)
+	}
+}
+
+// TestBodyPushLocal checks the points pushed out by their walk
+// (pushByWalk) against the exact push-out on the mannequin through the
+// test walk twice over, with points that ride the body 6 mm inside to
+// 15 mm outside it and drift up to 4 mm a frame against it: each such
+// point is outside the body by the exact query too (never pushed to the
+// wrong side), and ends where the exact push-out puts it but for at most
+// 5% of them (the exact query picks another triangle at a shared edge or
+// corner, or the walk's part folds back nearer), none of those more
+// than 5 mm from it or inside the body; the rule must push some points.
+// Here 64,880 points are pushed by their walk; 1,426 end elsewhere, 462
+// of them more than 0.1 mm and none more than 2.3 mm away.
+func TestBodyPushLocal(t *testing.T) {
+	f := getFixture(t)
+	body := f.body.Mesh
+	normals := mesh.VertexNormals(body, nil)
+	poses := walkPoses(f.rig, 24)
+	poses = append(poses, poses...)
+	rnd := rand.New(rand.NewPCG(11, 12))
+	var src []int32
+	var off, amp []float64
+	for v := 0; v < len(body.Verts); v++ {
+		src = append(src, int32(v))
+		off = append(off, -0.006+0.021*rnd.Float64())
+		amp = append(amp, 0.004*rnd.Float64())
+	}
+	n := len(src)
+	parts, err := BodyParts(body.Tris, f.body.Weights)
+	must(t, err)
+	ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	defer ex.Close()
+	bp, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	defer bp.Close()
+	must(t, bp.SetParts(parts))
+	pts := make([]geom.Vec3, n)
+	var skin []geom.Rigid
+	var bodyX, nx []geom.Vec3
+	local, total, moved, worst := 0, 0, 0, 0.0
+	t2 := bp.Thickness * bp.Thickness
+	ex.Refresh = 1
+	for frame, pose := range poses {
+		skin = skel.SkinMatrices(f.rig.Skeleton, pose, skin)
+		bodyX = skel.LBS(body.Verts, f.body.Weights, skin, bodyX)
+		nx = skel.LBSNormals(normals, f.body.Weights, skin, nx)
+		for i, v := range src {
+			drift := amp[i] * math.Sin(0.9*float64(frame)+float64(i))
+			pts[i] = bodyX[v].AddScaled(off[i]+drift, nx[v].Unit())
+		}
+		must(t, ex.SetBody(bodyX))
+		must(t, bp.SetBodyPose(bodyX, skin))
+		// The points Push will push by their walk (pushPoint's order of
+		// rules), with the walk's side.
+		byWalk := map[int]bool{}
+		for i, p := range pts {
+			h := bp.hint[i]
+			if h < 0 || bp.heldNow(i, p) || (bp.frame+uint64(i))%uint64(DefaultPushRefresh) == 0 {
+				continue
+			}
+			w, ok := bp.walk(p, h)
+			if !ok || bp.watch[i] != 0 || bp.riskUntil[w.Tri] > bp.frame {
+				continue
+			}
+			if w.Dist2 < t2 && p.Sub(w.Point).Dot(bp.pseudoNormal(w.Tri, w.Bary)) >= 0 && bp.pushByWalk(p, w) {
+				byWalk[i] = true
+			}
+		}
+		x := append([]geom.Vec3(nil), pts...)
+		y := append([]geom.Vec3(nil), pts...)
+		_, err := ex.Push(x)
+		must(t, err)
+		fs, err := bp.Push(y)
+		must(t, err)
+		if fs.Local != len(byWalk) {
+			t.Fatalf("frame %d: %d pushed by their walk, predicted %d", frame, fs.Local, len(byWalk))
+		}
+		for i := range byWalk {
+			if d := ex.signedDist(pts[i]); d < 0 {
+				t.Fatalf("frame %d: point %d pushed by its walk from outside, at signed distance %g m", frame, i, d)
+			}
+			if d := y[i].Dist(x[i]); d != 0 {
+				moved++
+				worst = max(worst, d)
+				if ex.signedDist(y[i]) < 0 {
+					t.Fatalf("frame %d: point %d pushed by its walk to %v, inside the body", frame, i, y[i])
+				}
+			}
+		}
+		local += fs.Local
+		total += fs.Pushed
+	}
+	if local == 0 {
+		t.Fatal("no point pushed by its walk")
+	}
+	if moved > local/20 || worst > 0.005 {
+		t.Errorf("%d of %d points pushed by their walk end elsewhere than the exact push-out (at most %g m), want at most 5%% and 5 mm", moved, local, worst)
+	}
+	t.Logf("%d points × %d frames: %d pushed, %d by their walk, %d elsewhere than the exact push-out (at most %g m)", n, len(poses), total, local, moved, worst)
+}
