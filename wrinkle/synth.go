@@ -515,119 +515,111 @@ func (s *Synthesizer) vertex(v int) {
 	}
 }
 
-// offsets sets off[lo:hi], the listed vertices' local offsets.
+// offsets sets off[lo:hi], the listed vertices' local offsets: y_J
+// (interpolate) by blocks of offBlock vertices, one step of Eqs. 1–3 at
+// a time over the block (interpblock.go), then δ_J (local).
 func (rd *roleData) offsets(lo, hi int) {
-	if rd.frames != nil && rd.plan.n == [3]int{2, 2, 2} { // the usual case
-		for i := lo; i < hi; i++ {
-			rd.off[i] = rd.local(i, rd.ballAll(i))
+	var sc offScratch
+	for b := lo; b < hi; b += offBlock {
+		e := min(b+offBlock, hi)
+		if rd.frames == nil {
+			rd.hingeBlock(b, e, &sc)
+		} else {
+			rd.ballBlock(b, e, &sc)
 		}
-		return
-	}
-	for i := lo; i < hi; i++ {
-		rd.off[i] = rd.local(i, rd.interpolate(i))
+		rd.localBlock(b, sc.y[0][:e-b])
 	}
 }
 
-// local returns listed vertex i's wrinkle offset for the role in its
-// local skinning frame, δ_J = R_J(v)ᵀ (y_J(v) − s_J(v)) (doc.go, step 3),
-// for its interpolated position y = y_J(v).
-func (rd *roleData) local(i int, y geom.Vec3) geom.Vec3 {
-	r := rd.rest[i]
-	// The skinned rest shape in the role's pose and its rotation.
-	// rot = (1 − Σα)·identity + Σ αₖ·qₖ, normalised.
-	sk := r
-	var rot geom.Quat
-	sum := 0.0
-	for k := 0; k < rd.nc; k++ {
-		al := rd.alpha[i*rd.nc+k]
-		if al == 0 {
+// localBlock sets off[lo:lo+len(y)] to local(i, y[i−lo]), with local and
+// rotateInv written out (the same operations in the same order).
+func (rd *roleData) localBlock(lo int, y []geom.Vec3) {
+	nc := rd.nc
+	rest, off := rd.rest[lo:lo+len(y)], rd.off[lo:lo+len(y)]
+	alpha := rd.alpha[lo*nc : (lo+len(y))*nc]
+	chainT, chainM := rd.chainT[:nc], rd.chainM[:nc]
+	for j := range y {
+		r := rest[j]
+		sx, sy, sz := r.X, r.Y, r.Z
+		var qw, qx, qy, qz float64
+		sum := 0.0
+		al := alpha[j*nc : j*nc+nc]
+		for k, a := range al {
+			if a == 0 {
+				continue
+			}
+			ct, m := &chainT[k], &chainM[k]
+			sx += (m[0]*r.X + m[1]*r.Y + m[2]*r.Z + ct.T.X - r.X) * a
+			sy += (m[3]*r.X + m[4]*r.Y + m[5]*r.Z + ct.T.Y - r.Y) * a
+			sz += (m[6]*r.X + m[7]*r.Y + m[8]*r.Z + ct.T.Z - r.Z) * a
+			qw += ct.R.W * a
+			qx += ct.R.X * a
+			qy += ct.R.Y * a
+			qz += ct.R.Z * a
+			sum += a
+		}
+		qw += 1 - sum
+		x := geom.Vec3{X: y[j].X - sx, Y: y[j].Y - sy, Z: y[j].Z - sz}
+		nq := qw*qw + qx*qx + qy*qy + qz*qz
+		if nq == 0 {
+			off[j] = x
 			continue
 		}
-		ct := &rd.chainT[k]
-		sk = sk.Add(rd.chainM[k].apply(r).Add(ct.T).Sub(r).Scale(al))
-		rot = rot.Add(ct.R.Scale(al))
-		sum += al
+		s := 2 / nq
+		ux, uy, uz := -qx, -qy, -qz
+		cx, cy, cz := uy*x.Z-uz*x.Y, uz*x.X-ux*x.Z, ux*x.Y-uy*x.X
+		dx, dy, dz := uy*cz-uz*cy, uz*cx-ux*cz, ux*cy-uy*cx
+		off[j] = geom.Vec3{X: x.X + s*(qw*cx+dx), Y: x.Y + s*(qw*cy+dy), Z: x.Z + s*(qw*cz+dz)}
 	}
-	rot.W += 1 - sum
-	return rotateInv(rot, y.Sub(sk))
 }
 
-// rotateInv returns x turned by the inverse of the rotation of q/|q|
-// (the identity for a zero q), without a square root: with u = −q's
-// vector part and s = 2/|q|², x + s·(w u×x + u×(u×x)).
-func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
-	n := q.Dot(q)
-	if n == 0 {
-		return x
-	}
-	s := 2 / n
-	u := geom.Vec3{X: -q.X, Y: -q.Y, Z: -q.Z}
-	c := u.Cross(x)
-	d := u.Cross(c)
-	return geom.Vec3{X: x.X + s*(q.W*c.X+d.X), Y: x.Y + s*(q.W*c.Y+d.Y), Z: x.Z + s*(q.W*c.Z+d.Z)}
-}
-
-// sample returns listed vertex i's stored coordinates in the sample that
-// starts at entry o of pos.
-func (rd *roleData) sample(o, i int) *[4]float32 { return &rd.pos[o+i] }
-
-// ballAll is interpolate for a ball joint with every DoF interpolated,
-// relative to the joint centre throughout (screwRel, rotRel): the twist
-// steps' radii give the swing steps' lengths, and each swing step's
-// result length is its interpolated radius.
-func (rd *roleData) ballAll(i int) geom.Vec3 {
+// ballBlock sets sc.y[0][:hi-lo] to interpolate's y_J of a ball joint's
+// listed vertices [lo, hi): the twist step at each swing corner (screw or,
+// where twist is not interpolated, the corner sample itself), then the
+// second and first swing steps, relative to the joint centre (screwRel,
+// rotRel), and the centre added.
+func (rd *roleData) ballBlock(lo, hi int, sc *offScratch) {
 	pl := &rd.plan
-	c, o := &pl.coef[2], &pl.corner
-	e00, l00 := pl.frame[0][0].screwRel(&rd.pos[o[0]+i], &rd.pos[o[1]+i], c)
-	e01, l01 := pl.frame[0][1].screwRel(&rd.pos[o[2]+i], &rd.pos[o[3]+i], c)
-	e10, l10 := pl.frame[1][0].screwRel(&rd.pos[o[4]+i], &rd.pos[o[5]+i], c)
-	e11, l11 := pl.frame[1][1].screwRel(&rd.pos[o[6]+i], &rd.pos[o[7]+i], c)
-	q0, m0 := rotRel(e00, l00, e01, l01, &pl.coef[1])
-	q1, m1 := rotRel(e10, l10, e11, l11, &pl.coef[1])
-	y, _ := rotRel(q0, m0, q1, m1, &pl.coef[0])
-	return rd.center.Add(y)
-}
-
-// interpolate returns y_J for listed vertex i: the plan's corner samples
-// interpolated one DoF at a time in a fixed order, twist with the screw
-// scheme about the bone as swung at that corner (Eqs. 2–3), then the
-// second and first swing angles, or a hinge's flexion, with the rotational
-// scheme about the joint centre (Eq. 1).
-func (rd *roleData) interpolate(i int) geom.Vec3 {
-	pl := &rd.plan
-	if rd.frames == nil {
-		s0 := rd.sample(pl.corner[0], i)
-		if pl.n[0] == 1 {
-			return polarPoint(rd.center, s0)
-		}
-		return rotPolar(rd.center, s0, rd.sample(pl.corner[4], i), &pl.coef[0])
-	}
-	// Relative to the joint centre, with each point's distance to it
-	// carried along (screwRel, rotRel).
-	var q [2]geom.Vec3
-	var ql [2]float64
+	n := hi - lo
 	for i0 := 0; i0 < pl.n[0]; i0++ {
-		var p [2]geom.Vec3
-		var pl2 [2]float64
 		for i1 := 0; i1 < pl.n[1]; i1++ {
 			k := (i0*2 + i1) * 2
+			c := i0*2 + i1
 			f := pl.frame[i0][i1]
+			s0 := rd.pos[pl.corner[k]+lo : pl.corner[k]+hi]
 			if pl.n[2] == 2 {
-				p[i1], pl2[i1] = f.screwRel(rd.sample(pl.corner[k], i), rd.sample(pl.corner[k+1], i), &pl.coef[2])
+				screwBlock(f, s0, rd.pos[pl.corner[k+1]+lo:pl.corner[k+1]+hi], &pl.coef[2], sc.y[c][:n], sc.yl[c][:n])
 			} else {
-				p[i1] = f.point(rd.sample(pl.corner[k], i)).Sub(f.C)
-				pl2[i1] = p[i1].Len()
+				pointBlock(f, s0, sc.y[c][:n], sc.yl[c][:n])
 			}
 		}
-		q[i0], ql[i0] = p[0], pl2[0]
 		if pl.n[1] == 2 {
-			q[i0], ql[i0] = rotRel(p[0], pl2[0], p[1], pl2[1], &pl.coef[1])
+			rotBlock(sc.y[i0*2][:n], sc.yl[i0*2][:n], sc.y[i0*2+1][:n], sc.yl[i0*2+1][:n], &pl.coef[1])
 		}
 	}
 	if pl.n[0] == 2 {
-		q[0], _ = rotRel(q[0], ql[0], q[1], ql[1], &pl.coef[0])
+		rotBlock(sc.y[0][:n], sc.yl[0][:n], sc.y[2][:n], sc.yl[2][:n], &pl.coef[0])
 	}
-	return rd.center.Add(q[0])
+	y, c := sc.y[0][:n], rd.center
+	for j := range y {
+		y[j] = c.Add(y[j])
+	}
+}
+
+// hingeBlock sets sc.y[0][:hi-lo] to interpolate's y_J of a hinge's
+// listed vertices [lo, hi): flexion with the rotational scheme about the
+// centre (rotPolar), or the one sample where it is not interpolated.
+func (rd *roleData) hingeBlock(lo, hi int, sc *offScratch) {
+	pl := &rd.plan
+	y := sc.y[0][:hi-lo]
+	s0 := rd.pos[pl.corner[0]+lo : pl.corner[0]+hi]
+	if pl.n[0] == 2 {
+		polarBlock(rd.center, s0, rd.pos[pl.corner[4]+lo:pl.corner[4]+hi], &pl.coef[0], y)
+		return
+	}
+	for j := range y {
+		y[j] = polarPoint(rd.center, &s0[j])
+	}
 }
 
 // skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
