@@ -503,14 +503,58 @@ func (s *Synthesizer) vertex(v int) {
 	for _, in := range ins {
 		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
 	}
-	var q rot3
-	p := s.skinning(v, &q)
-	s.dst[v] = p.Add(q.apply(acc))
+	// skinning and rot3.setQuat written out (the same operations): p is
+	// LBS(rest_v), m0…m8 the rows of R_v.
+	w := &s.weights
+	r := s.rest[v]
+	a, e := w.Offsets[v], w.Offsets[v+1]
+	js, ws := w.Joints[a:e], w.W[a:e:e]
+	var px, py, pz float64
+	var qw, qx, qy, qz float64
+	var q0 geom.Quat
+	for i, j := range js {
+		m := &s.joints[j]
+		wi := float64(ws[i])
+		px += (m.M[0]*r.X + m.M[1]*r.Y + m.M[2]*r.Z + m.T.X) * wi
+		py += (m.M[3]*r.X + m.M[4]*r.Y + m.M[5]*r.Z + m.T.Y) * wi
+		pz += (m.M[6]*r.X + m.M[7]*r.Y + m.M[8]*r.Z + m.T.Z) * wi
+		mq := m.Q
+		if i == 0 {
+			q0 = mq
+		} else if mq.W*q0.W+mq.X*q0.X+mq.Y*q0.Y+mq.Z*q0.Z < 0 {
+			wi = -wi
+		}
+		qw += mq.W * wi
+		qx += mq.X * wi
+		qy += mq.Y * wi
+		qz += mq.Z * wi
+	}
+	m0, m1, m2, m3, m4, m5, m6, m7, m8 := 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+	if n := qw*qw + qx*qx + qy*qy + qz*qz; n != 0 {
+		sc := 2 / n
+		xs, ys, zs := qx*sc, qy*sc, qz*sc
+		wx, wy, wz := qw*xs, qw*ys, qw*zs
+		xx, xy, xz := qx*xs, qx*ys, qx*zs
+		yy, yz, zz := qy*ys, qy*zs, qz*zs
+		m0, m1, m2 = 1-(yy+zz), xy-wz, xz+wy
+		m3, m4, m5 = xy+wz, 1-(xx+zz), yz-wx
+		m6, m7, m8 = xz-wy, yz+wx, 1-(xx+yy)
+	}
+	s.dst[v] = geom.Vec3{
+		X: px + (m0*acc.X + m1*acc.Y + m2*acc.Z),
+		Y: py + (m3*acc.X + m4*acc.Y + m5*acc.Z),
+		Z: pz + (m6*acc.X + m7*acc.Y + m8*acc.Z),
+	}
 	if s.blendG != nil && len(ins) >= 2 {
 		g := s.blendG[s.blendAt[v]:]
 		g = g[:len(ins)]
 		for k, in := range ins {
-			g[k] = p.Add(q.apply(s.roles[in.role].off[in.i]))
+			o := s.roles[in.role].off[in.i]
+			g[k] = geom.Vec3{
+				X: px + (m0*o.X + m1*o.Y + m2*o.Z),
+				Y: py + (m3*o.X + m4*o.Y + m5*o.Z),
+				Z: pz + (m6*o.X + m7*o.Y + m8*o.Z),
+			}
 		}
 	}
 }
@@ -620,37 +664,4 @@ func (rd *roleData) hingeBlock(lo, hi int, sc *offScratch) {
 	for j := range y {
 		y[j] = polarPoint(rd.center, &s0[j])
 	}
-}
-
-// skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
-// normalised blend of the vertex's joints' rotations (sign-aligned to the
-// first): x = LBS(rest_v) + R_v·acc carries a blended local offset acc
-// into the pose. (R_v is written in place: a returned 72-byte matrix is
-// copied through the stack.)
-func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
-	w := &s.weights
-	r := s.rest[v]
-	a, e := w.Offsets[v], w.Offsets[v+1]
-	js, ws := w.Joints[a:e], w.W[a:e:e]
-	var px, py, pz float64
-	var q, q0 geom.Quat
-	for i, j := range js {
-		m := &s.joints[j]
-		wi := float64(ws[i])
-		px += (m.M[0]*r.X + m.M[1]*r.Y + m.M[2]*r.Z + m.T.X) * wi
-		py += (m.M[3]*r.X + m.M[4]*r.Y + m.M[5]*r.Z + m.T.Y) * wi
-		pz += (m.M[6]*r.X + m.M[7]*r.Y + m.M[8]*r.Z + m.T.Z) * wi
-		mq := m.Q
-		if i == 0 {
-			q0 = mq
-		} else if mq.Dot(q0) < 0 {
-			wi = -wi
-		}
-		q.W += mq.W * wi
-		q.X += mq.X * wi
-		q.Y += mq.Y * wi
-		q.Z += mq.Z * wi
-	}
-	rv.setQuat(q)
-	return geom.Vec3{X: px, Y: py, Z: pz}
 }

@@ -93,6 +93,51 @@ func (rd *roleData) interpolate(i int) geom.Vec3 {
 	return rd.center.Add(q[0])
 }
 
+// skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
+// normalised blend of the vertex's joints' rotations (sign-aligned to the
+// first): x = LBS(rest_v) + R_v·acc carries a blended local offset acc
+// into the pose. (R_v is written in place: a returned 72-byte matrix is
+// copied through the stack.)
+func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
+	w := &s.weights
+	r := s.rest[v]
+	a, e := w.Offsets[v], w.Offsets[v+1]
+	js, ws := w.Joints[a:e], w.W[a:e:e]
+	var px, py, pz float64
+	var q, q0 geom.Quat
+	for i, j := range js {
+		m := &s.joints[j]
+		wi := float64(ws[i])
+		px += (m.M[0]*r.X + m.M[1]*r.Y + m.M[2]*r.Z + m.T.X) * wi
+		py += (m.M[3]*r.X + m.M[4]*r.Y + m.M[5]*r.Z + m.T.Y) * wi
+		pz += (m.M[6]*r.X + m.M[7]*r.Y + m.M[8]*r.Z + m.T.Z) * wi
+		mq := m.Q
+		if i == 0 {
+			q0 = mq
+		} else if mq.Dot(q0) < 0 {
+			wi = -wi
+		}
+		q.W += mq.W * wi
+		q.X += mq.X * wi
+		q.Y += mq.Y * wi
+		q.Z += mq.Z * wi
+	}
+	rv.setQuat(q)
+	return geom.Vec3{X: px, Y: py, Z: pz}
+}
+
+// vertexRef is vertex's per-vertex form through skinning.
+func (s *Synthesizer) vertexRef(v int) geom.Vec3 {
+	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
+	acc := s.restOff[v]
+	for _, in := range ins {
+		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
+	}
+	var q rot3
+	p := s.skinning(v, &q)
+	return p.Add(q.apply(acc))
+}
+
 // TestSynthesizeBlocks: the block kernels of offsets (interpblock.go,
 // localBlock) give the per-vertex form local(i, interpolate(i)) bit for
 // bit, for every role, plan (walk and sample poses leave DoFs on grid
@@ -142,6 +187,11 @@ func TestSynthesizeBlocks(t *testing.T) {
 				if got := rd.off[i]; got != want {
 					t.Fatalf("pose %d %s (plan %v) vertex %d: %v, per vertex %v", k, rd.role, rd.plan.n, i, got, want)
 				}
+			}
+		}
+		for v := range dst {
+			if want := s.vertexRef(v); dst[v] != want {
+				t.Fatalf("pose %d vertex %d: %v, per vertex %v", k, v, dst[v], want)
 			}
 		}
 	}
