@@ -97,7 +97,9 @@ type jointSkin struct {
 }
 
 // influence is one role's share of a vertex: the role's index in
-// Synthesizer.roles, the vertex's index in its list and its weight (Eq. 4).
+// Synthesizer.roles, the index in Synthesizer.off of the role's local
+// offset at the vertex (the role's block, then the vertex's index in
+// its list) and its weight (Eq. 4).
 type influence struct {
 	role uint8
 	i    int32
@@ -123,6 +125,9 @@ type Synthesizer struct {
 	inflOff []int32
 	infl    []influence
 	restOff []geom.Vec3
+	// off holds every role's local offsets δ_J, role after role: role
+	// k's roleData.off is a block of it.
+	off []geom.Vec3
 	skin    []geom.Rigid
 	joints  []jointSkin
 	warned  [NumRoles][3]bool
@@ -219,6 +224,14 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		slices.SortFunc(own, func(a, b influence) int { return int(a.role) - int(b.role) })
 		s.inflOff[v+1] = int32(len(s.infl))
 	}
+	base := make([]int32, len(s.roles))
+	for k := range s.roles {
+		base[k] = int32(len(s.off))
+		s.off = append(s.off, make([]geom.Vec3, len(lists[k]))...)
+	}
+	for i := range s.infl {
+		s.infl[i].i += base[s.infl[i].role]
+	}
 	for k := range s.roles {
 		rd := &s.roles[k]
 		rd.nv = len(lists[k])
@@ -230,7 +243,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		for i, v := range lists[k] {
 			rd.rest[i] = db.Rest[v]
 		}
-		rd.off = make([]geom.Vec3, rd.nv)
+		rd.off = s.off[base[k] : int(base[k])+rd.nv : int(base[k])+rd.nv]
 		for lo := 0; lo < rd.nv; lo += synthChunk {
 			s.tasks = append(s.tasks, roleTask{int32(k), int32(lo), int32(min(lo+synthChunk, rd.nv))})
 		}
@@ -501,7 +514,7 @@ func (s *Synthesizer) vertex(v int) {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
 	acc := s.restOff[v]
 	for _, in := range ins {
-		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
+		acc = acc.Add(s.off[in.i].Scale(float64(in.w)))
 	}
 	// skinning and rot3.setQuat written out (the same operations): p is
 	// LBS(rest_v), m0…m8 the rows of R_v.
@@ -549,7 +562,7 @@ func (s *Synthesizer) vertex(v int) {
 		g := s.blendG[s.blendAt[v]:]
 		g = g[:len(ins)]
 		for k, in := range ins {
-			o := s.roles[in.role].off[in.i]
+			o := s.off[in.i]
 			g[k] = geom.Vec3{
 				X: px + (m0*o.X + m1*o.Y + m2*o.Z),
 				Y: py + (m3*o.X + m4*o.Y + m5*o.Z),

@@ -131,7 +131,7 @@ func (s *Synthesizer) vertexRef(v int) geom.Vec3 {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
 	acc := s.restOff[v]
 	for _, in := range ins {
-		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
+		acc = acc.Add(s.off[in.i].Scale(float64(in.w)))
 	}
 	var q rot3
 	p := s.skinning(v, &q)
