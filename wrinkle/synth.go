@@ -127,11 +127,11 @@ type Synthesizer struct {
 	restOff []geom.Vec3
 	// off holds every role's local offsets δ_J, role after role: role
 	// k's roleData.off is a block of it.
-	off []geom.Vec3
-	skin    []geom.Rigid
-	joints  []jointSkin
-	warned  [NumRoles][3]bool
-	angles  [NumRoles]DoFs
+	off    []geom.Vec3
+	skin   []geom.Rigid
+	joints []jointSkin
+	warned [NumRoles][3]bool
+	angles [NumRoles]DoFs
 
 	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
 	// all), in ascending order.
