@@ -28,10 +28,13 @@ type offScratch struct {
 	yl [4][offBlock]float64
 }
 
-// screwBlock sets y[j], yl[j] to f.screwRel(&s0[j], &s1[j], c) for every j.
+// screwBlock sets y[j], yl[j] to f.screwRel(&s0[j], &s1[j], c) for every j,
+// in two passes that each keep fewer values live (the frame's axes only
+// in the second): the cylindrical result (h, L·ua, L·ub) and the length,
+// then its position along the axes. A vertex screwRel's fast path does
+// not cover is marked by a length of −1 in the first pass.
 func screwBlock(f *axisFrame, s0, s1 [][4]float32, c *slerpCoef, y []geom.Vec3, yl []float64) {
 	s1, y, yl = s1[:len(s0)], y[:len(s0)], yl[:len(s0)]
-	n, a, b := f.N, f.A, f.B
 	t, u, dh := c.t, 1-c.t, c.dHalf
 	for j := range s0 {
 		p0, p1 := &s0[j], &s1[j]
@@ -40,7 +43,7 @@ func screwBlock(f *axisFrame, s0, s1 [][4]float32, c *slerpCoef, y []geom.Vec3, 
 		da, db := a0-a1, b0-b1
 		d := -0.5 * (da*da + db*db)
 		if l0 < 1e-9 || l1 < 1e-9 || d < dh {
-			y[j], yl[j] = f.screwRel(p0, p1, c)
+			yl[j] = -1
 			continue
 		}
 		d2 := d * d
@@ -48,13 +51,21 @@ func screwBlock(f *axisFrame, s0, s1 [][4]float32, c *slerpCoef, y []geom.Vec3, 
 		g0, g1 := estrin8(&c.b0, d, d2, d4), estrin8(&c.b1, d, d2, d4)
 		h := h0 + (h1-h0)*t
 		l := u*l0 + t*l1
-		ua, ub := (g0*a0+g1*a1)*l, (g0*b0+g1*b1)*l
+		y[j] = geom.Vec3{X: h, Y: (g0*a0 + g1*a1) * l, Z: (g0*b0 + g1*b1) * l}
+		yl[j] = math.Sqrt(h*h + l*l)
+	}
+	n, a, b := f.N, f.A, f.B
+	for j := range y {
+		if yl[j] < 0 {
+			y[j], yl[j] = f.screwRel(&s0[j], &s1[j], c)
+			continue
+		}
+		h, ua, ub := y[j].X, y[j].Y, y[j].Z
 		y[j] = geom.Vec3{
 			X: n.X*h + a.X*ua + b.X*ub,
 			Y: n.Y*h + a.Y*ua + b.Y*ub,
 			Z: n.Z*h + a.Z*ua + b.Z*ub,
 		}
-		yl[j] = math.Sqrt(h*h + l*l)
 	}
 }
 
