@@ -60,23 +60,18 @@ type Prealign struct {
 	// hAt[v*K+k] = o(v) − dAt[v*K+k], o the coarse offsets of Eq. 5: role
 	// k's own coarse offset (Eq. 5 for g_k).
 	dAt, hAt []geom.Vec3
-	// diff holds g_k − f at the roles' blend vertices, one role after
-	// another: entry e is at fine vertex eFine[e], slot eSlot[e] of g
-	// (the roles' verts and slot end to end).
-	diff         []geom.Vec3
-	eSlot, eFine []int32
 	// The rows of D restricted to each role's blend vertices: row r,
-	// which sets dAt[dRow[r]], sums diff[dIdx[e]]·dW[e] over e in
-	// [dStart[r], dStart[r+1]), fine vertices ascending.
-	dRow, dStart, dIdx []int32
-	dW                 []float64
-	shared             bool
-	db                 *DB // for the per-role synthesizers, until made
-	rig                *Rig
+	// which sets dAt[dRow[r]], sums (g[dSlot[e]] − f[dFine[e]])·dW[e]
+	// over e in [dStart[r], dStart[r+1]), fine vertices ascending.
+	dRow, dStart, dSlot, dFine []int32
+	dW                         []float64
+	shared                     bool
+	db                         *DB // for the per-role synthesizers, until made
+	rig                        *Rig
 
 	// The running frame's slices and chunk functions (see Transfer).
-	fine, dst              []geom.Vec3
-	diffFn, roleFn, fuseFn func(lo, hi int)
+	fine, dst      []geom.Vec3
+	roleFn, fuseFn func(lo, hi int)
 }
 
 type alignRole struct {
@@ -155,7 +150,7 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	a.dAt = make([]geom.Vec3, len(a.roles)*t.nc)
 	a.hAt = make([]geom.Vec3, len(a.roles)*t.nc)
 	a.downRows()
-	a.diffFn, a.roleFn, a.fuseFn = a.diffChunk, a.roleChunk, a.fuseChunk
+	a.roleFn, a.fuseFn = a.roleChunk, a.fuseChunk
 	a.db, a.rig = db, rig
 	return a, nil
 }
@@ -309,12 +304,10 @@ func (a *Prealign) Apply(fine, coarse, dst []geom.Vec3) error {
 	t.down(fine, coarse)
 	a.fine, a.dst = fine, dst[:t.nf]
 	if t.nf < transferSerialBelow {
-		a.diffChunk(0, len(a.diff))
 		a.roleChunk(0, len(a.dRow))
 		a.ownOffsets()
 		a.fuseChunk(0, t.nf)
 	} else {
-		t.pool.run(len(a.diff), upChunk, a.diffFn)
 		t.pool.run(len(a.dRow), downChunk, a.roleFn)
 		a.ownOffsets()
 		t.pool.run(t.nf, upChunk, a.fuseFn)
@@ -334,8 +327,6 @@ func (a *Prealign) downRows() {
 	a.dStart = []int32{0}
 	for k := range a.roles {
 		ar := &a.roles[k]
-		e0 := int32(len(a.eSlot))
-		a.eSlot, a.eFine = append(a.eSlot, ar.slot...), append(a.eFine, ar.verts...)
 		clear(cnt)
 		for _, u := range ar.verts {
 			for c, v := range t.corner[u] {
@@ -352,25 +343,16 @@ func (a *Prealign) downRows() {
 			}
 		}
 		n := int(a.dStart[len(a.dStart)-1])
-		a.dIdx, a.dW = slices.Grow(a.dIdx, n-len(a.dIdx))[:n], slices.Grow(a.dW, n-len(a.dW))[:n]
+		a.dSlot, a.dFine = slices.Grow(a.dSlot, n-len(a.dSlot))[:n], slices.Grow(a.dFine, n-len(a.dFine))[:n]
+		a.dW = slices.Grow(a.dW, n-len(a.dW))[:n]
 		for i, u := range ar.verts {
 			for c, v := range t.corner[u] {
 				if w := t.dU[u][c]; w != 0 {
-					a.dIdx[at[v]], a.dW[at[v]] = e0+int32(i), w
+					a.dSlot[at[v]], a.dFine[at[v]], a.dW[at[v]] = ar.slot[i], u, w
 					at[v]++
 				}
 			}
 		}
-	}
-	a.diff = make([]geom.Vec3, len(a.eSlot))
-}
-
-// diffChunk sets diff[lo:hi]: g_k − f at the roles' blend vertices.
-func (a *Prealign) diffChunk(lo, hi int) {
-	g, fine := a.g, a.fine
-	fv := a.eFine[lo:hi]
-	for i, j := range a.eSlot[lo:hi] {
-		a.diff[lo+i] = g[j].Sub(fine[fv[i]])
 	}
 }
 
@@ -379,16 +361,16 @@ func (a *Prealign) diffChunk(lo, hi int) {
 // weights, in the order of the transfer's rows (fine vertices
 // ascending). Coarse vertices a role's rows miss stay zero.
 func (a *Prealign) roleChunk(lo, hi int) {
-	diff := a.diff
+	g, fine := a.g, a.fine
 	for r := lo; r < hi; r++ {
 		var x, y, z float64
 		e0, e1 := a.dStart[r], a.dStart[r+1]
-		idx, w := a.dIdx[e0:e1], a.dW[e0:e1:e1]
-		for e, i := range idx {
-			d, we := diff[i], w[e]
-			x += d.X * we
-			y += d.Y * we
-			z += d.Z * we
+		gs, fs, w := a.dSlot[e0:e1], a.dFine[e0:e1:e1], a.dW[e0:e1:e1]
+		for e, j := range gs {
+			gj, f, we := g[j], fine[fs[e]], w[e]
+			x += (gj.X - f.X) * we
+			y += (gj.Y - f.Y) * we
+			z += (gj.Z - f.Z) * we
 		}
 		a.dAt[a.dRow[r]] = geom.Vec3{X: x, Y: y, Z: z}
 	}

@@ -97,7 +97,9 @@ type jointSkin struct {
 }
 
 // influence is one role's share of a vertex: the role's index in
-// Synthesizer.roles, the vertex's index in its list and its weight (Eq. 4).
+// Synthesizer.roles, the index in Synthesizer.off of the role's local
+// offset at the vertex (the role's block, then the vertex's index in
+// its list) and its weight (Eq. 4).
 type influence struct {
 	role uint8
 	i    int32
@@ -123,10 +125,13 @@ type Synthesizer struct {
 	inflOff []int32
 	infl    []influence
 	restOff []geom.Vec3
-	skin    []geom.Rigid
-	joints  []jointSkin
-	warned  [NumRoles][3]bool
-	angles  [NumRoles]DoFs
+	// off holds every role's local offsets δ_J, role after role: role
+	// k's roleData.off is a block of it.
+	off    []geom.Vec3
+	skin   []geom.Rigid
+	joints []jointSkin
+	warned [NumRoles][3]bool
+	angles [NumRoles]DoFs
 
 	// verts are the vertices Synthesize writes (SynthOptions.Verts; nil:
 	// all), in ascending order.
@@ -219,6 +224,14 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		slices.SortFunc(own, func(a, b influence) int { return int(a.role) - int(b.role) })
 		s.inflOff[v+1] = int32(len(s.infl))
 	}
+	base := make([]int32, len(s.roles))
+	for k := range s.roles {
+		base[k] = int32(len(s.off))
+		s.off = append(s.off, make([]geom.Vec3, len(lists[k]))...)
+	}
+	for i := range s.infl {
+		s.infl[i].i += base[s.infl[i].role]
+	}
 	for k := range s.roles {
 		rd := &s.roles[k]
 		rd.nv = len(lists[k])
@@ -230,7 +243,7 @@ func NewSynthesizer(db *DB, rig *Rig, opt SynthOptions) (*Synthesizer, error) {
 		for i, v := range lists[k] {
 			rd.rest[i] = db.Rest[v]
 		}
-		rd.off = make([]geom.Vec3, rd.nv)
+		rd.off = s.off[base[k] : int(base[k])+rd.nv : int(base[k])+rd.nv]
 		for lo := 0; lo < rd.nv; lo += synthChunk {
 			s.tasks = append(s.tasks, roleTask{int32(k), int32(lo), int32(min(lo+synthChunk, rd.nv))})
 		}
@@ -501,147 +514,17 @@ func (s *Synthesizer) vertex(v int) {
 	ins := s.infl[s.inflOff[v]:s.inflOff[v+1]]
 	acc := s.restOff[v]
 	for _, in := range ins {
-		acc = acc.Add(s.roles[in.role].off[in.i].Scale(float64(in.w)))
+		acc = acc.Add(s.off[in.i].Scale(float64(in.w)))
 	}
-	var q rot3
-	p := s.skinning(v, &q)
-	s.dst[v] = p.Add(q.apply(acc))
-	if s.blendG != nil && len(ins) >= 2 {
-		g := s.blendG[s.blendAt[v]:]
-		g = g[:len(ins)]
-		for k, in := range ins {
-			g[k] = p.Add(q.apply(s.roles[in.role].off[in.i]))
-		}
-	}
-}
-
-// offsets sets off[lo:hi], the listed vertices' local offsets.
-func (rd *roleData) offsets(lo, hi int) {
-	if rd.frames != nil && rd.plan.n == [3]int{2, 2, 2} { // the usual case
-		for i := lo; i < hi; i++ {
-			rd.off[i] = rd.local(i, rd.ballAll(i))
-		}
-		return
-	}
-	for i := lo; i < hi; i++ {
-		rd.off[i] = rd.local(i, rd.interpolate(i))
-	}
-}
-
-// local returns listed vertex i's wrinkle offset for the role in its
-// local skinning frame, δ_J = R_J(v)ᵀ (y_J(v) − s_J(v)) (doc.go, step 3),
-// for its interpolated position y = y_J(v).
-func (rd *roleData) local(i int, y geom.Vec3) geom.Vec3 {
-	r := rd.rest[i]
-	// The skinned rest shape in the role's pose and its rotation.
-	// rot = (1 − Σα)·identity + Σ αₖ·qₖ, normalised.
-	sk := r
-	var rot geom.Quat
-	sum := 0.0
-	for k := 0; k < rd.nc; k++ {
-		al := rd.alpha[i*rd.nc+k]
-		if al == 0 {
-			continue
-		}
-		ct := &rd.chainT[k]
-		sk = sk.Add(rd.chainM[k].apply(r).Add(ct.T).Sub(r).Scale(al))
-		rot = rot.Add(ct.R.Scale(al))
-		sum += al
-	}
-	rot.W += 1 - sum
-	return rotateInv(rot, y.Sub(sk))
-}
-
-// rotateInv returns x turned by the inverse of the rotation of q/|q|
-// (the identity for a zero q), without a square root: with u = −q's
-// vector part and s = 2/|q|², x + s·(w u×x + u×(u×x)).
-func rotateInv(q geom.Quat, x geom.Vec3) geom.Vec3 {
-	n := q.Dot(q)
-	if n == 0 {
-		return x
-	}
-	s := 2 / n
-	u := geom.Vec3{X: -q.X, Y: -q.Y, Z: -q.Z}
-	c := u.Cross(x)
-	d := u.Cross(c)
-	return geom.Vec3{X: x.X + s*(q.W*c.X+d.X), Y: x.Y + s*(q.W*c.Y+d.Y), Z: x.Z + s*(q.W*c.Z+d.Z)}
-}
-
-// sample returns listed vertex i's stored coordinates in the sample that
-// starts at entry o of pos.
-func (rd *roleData) sample(o, i int) *[4]float32 { return &rd.pos[o+i] }
-
-// ballAll is interpolate for a ball joint with every DoF interpolated,
-// relative to the joint centre throughout (screwRel, rotRel): the twist
-// steps' radii give the swing steps' lengths, and each swing step's
-// result length is its interpolated radius.
-func (rd *roleData) ballAll(i int) geom.Vec3 {
-	pl := &rd.plan
-	c, o := &pl.coef[2], &pl.corner
-	e00, l00 := pl.frame[0][0].screwRel(&rd.pos[o[0]+i], &rd.pos[o[1]+i], c)
-	e01, l01 := pl.frame[0][1].screwRel(&rd.pos[o[2]+i], &rd.pos[o[3]+i], c)
-	e10, l10 := pl.frame[1][0].screwRel(&rd.pos[o[4]+i], &rd.pos[o[5]+i], c)
-	e11, l11 := pl.frame[1][1].screwRel(&rd.pos[o[6]+i], &rd.pos[o[7]+i], c)
-	q0, m0 := rotRel(e00, l00, e01, l01, &pl.coef[1])
-	q1, m1 := rotRel(e10, l10, e11, l11, &pl.coef[1])
-	y, _ := rotRel(q0, m0, q1, m1, &pl.coef[0])
-	return rd.center.Add(y)
-}
-
-// interpolate returns y_J for listed vertex i: the plan's corner samples
-// interpolated one DoF at a time in a fixed order, twist with the screw
-// scheme about the bone as swung at that corner (Eqs. 2–3), then the
-// second and first swing angles, or a hinge's flexion, with the rotational
-// scheme about the joint centre (Eq. 1).
-func (rd *roleData) interpolate(i int) geom.Vec3 {
-	pl := &rd.plan
-	if rd.frames == nil {
-		s0 := rd.sample(pl.corner[0], i)
-		if pl.n[0] == 1 {
-			return polarPoint(rd.center, s0)
-		}
-		return rotPolar(rd.center, s0, rd.sample(pl.corner[4], i), &pl.coef[0])
-	}
-	// Relative to the joint centre, with each point's distance to it
-	// carried along (screwRel, rotRel).
-	var q [2]geom.Vec3
-	var ql [2]float64
-	for i0 := 0; i0 < pl.n[0]; i0++ {
-		var p [2]geom.Vec3
-		var pl2 [2]float64
-		for i1 := 0; i1 < pl.n[1]; i1++ {
-			k := (i0*2 + i1) * 2
-			f := pl.frame[i0][i1]
-			if pl.n[2] == 2 {
-				p[i1], pl2[i1] = f.screwRel(rd.sample(pl.corner[k], i), rd.sample(pl.corner[k+1], i), &pl.coef[2])
-			} else {
-				p[i1] = f.point(rd.sample(pl.corner[k], i)).Sub(f.C)
-				pl2[i1] = p[i1].Len()
-			}
-		}
-		q[i0], ql[i0] = p[0], pl2[0]
-		if pl.n[1] == 2 {
-			q[i0], ql[i0] = rotRel(p[0], pl2[0], p[1], pl2[1], &pl.coef[1])
-		}
-	}
-	if pl.n[0] == 2 {
-		q[0], _ = rotRel(q[0], ql[0], q[1], ql[1], &pl.coef[0])
-	}
-	return rd.center.Add(q[0])
-}
-
-// skinning returns LBS(rest_v) and sets *rv to R_v, the rotation of the
-// normalised blend of the vertex's joints' rotations (sign-aligned to the
-// first): x = LBS(rest_v) + R_v·acc carries a blended local offset acc
-// into the pose. (R_v is written in place: a returned 72-byte matrix is
-// copied through the stack.)
-func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
+	// skinning and rot3.setQuat written out (the same operations): p is
+	// LBS(rest_v), m0…m8 the rows of R_v.
 	w := &s.weights
 	r := s.rest[v]
 	a, e := w.Offsets[v], w.Offsets[v+1]
 	js, ws := w.Joints[a:e], w.W[a:e:e]
 	var px, py, pz float64
-	var q, q0 geom.Quat
+	var qw, qx, qy, qz float64
+	var q0 geom.Quat
 	for i, j := range js {
 		m := &s.joints[j]
 		wi := float64(ws[i])
@@ -651,14 +534,147 @@ func (s *Synthesizer) skinning(v int, rv *rot3) geom.Vec3 {
 		mq := m.Q
 		if i == 0 {
 			q0 = mq
-		} else if mq.Dot(q0) < 0 {
+		} else if mq.W*q0.W+mq.X*q0.X+mq.Y*q0.Y+mq.Z*q0.Z < 0 {
 			wi = -wi
 		}
-		q.W += mq.W * wi
-		q.X += mq.X * wi
-		q.Y += mq.Y * wi
-		q.Z += mq.Z * wi
+		qw += mq.W * wi
+		qx += mq.X * wi
+		qy += mq.Y * wi
+		qz += mq.Z * wi
 	}
-	rv.setQuat(q)
-	return geom.Vec3{X: px, Y: py, Z: pz}
+	m0, m1, m2, m3, m4, m5, m6, m7, m8 := 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+	if n := qw*qw + qx*qx + qy*qy + qz*qz; n != 0 {
+		sc := 2 / n
+		xs, ys, zs := qx*sc, qy*sc, qz*sc
+		wx, wy, wz := qw*xs, qw*ys, qw*zs
+		xx, xy, xz := qx*xs, qx*ys, qx*zs
+		yy, yz, zz := qy*ys, qy*zs, qz*zs
+		m0, m1, m2 = 1-(yy+zz), xy-wz, xz+wy
+		m3, m4, m5 = xy+wz, 1-(xx+zz), yz-wx
+		m6, m7, m8 = xz-wy, yz+wx, 1-(xx+yy)
+	}
+	s.dst[v] = geom.Vec3{
+		X: px + (m0*acc.X + m1*acc.Y + m2*acc.Z),
+		Y: py + (m3*acc.X + m4*acc.Y + m5*acc.Z),
+		Z: pz + (m6*acc.X + m7*acc.Y + m8*acc.Z),
+	}
+	if s.blendG != nil && len(ins) >= 2 {
+		g := s.blendG[s.blendAt[v]:]
+		g = g[:len(ins)]
+		for k, in := range ins {
+			o := s.off[in.i]
+			g[k] = geom.Vec3{
+				X: px + (m0*o.X + m1*o.Y + m2*o.Z),
+				Y: py + (m3*o.X + m4*o.Y + m5*o.Z),
+				Z: pz + (m6*o.X + m7*o.Y + m8*o.Z),
+			}
+		}
+	}
+}
+
+// offsets sets off[lo:hi], the listed vertices' local offsets: y_J
+// (interpolate) by blocks of offBlock vertices, one step of Eqs. 1–3 at
+// a time over the block (interpblock.go), then δ_J (local).
+func (rd *roleData) offsets(lo, hi int) {
+	var sc offScratch
+	for b := lo; b < hi; b += offBlock {
+		e := min(b+offBlock, hi)
+		if rd.frames == nil {
+			rd.hingeBlock(b, e, &sc)
+		} else {
+			rd.ballBlock(b, e, &sc)
+		}
+		rd.localBlock(b, sc.y[0][:e-b])
+	}
+}
+
+// localBlock sets off[lo:lo+len(y)] to local(i, y[i−lo]), with local and
+// rotateInv written out (the same operations in the same order).
+func (rd *roleData) localBlock(lo int, y []geom.Vec3) {
+	nc := rd.nc
+	rest, off := rd.rest[lo:lo+len(y)], rd.off[lo:lo+len(y)]
+	alpha := rd.alpha[lo*nc : (lo+len(y))*nc]
+	chainT, chainM := rd.chainT[:nc], rd.chainM[:nc]
+	for j := range y {
+		r := rest[j]
+		sx, sy, sz := r.X, r.Y, r.Z
+		var qw, qx, qy, qz float64
+		sum := 0.0
+		al := alpha[j*nc : j*nc+nc]
+		for k, a := range al {
+			if a == 0 {
+				continue
+			}
+			ct, m := &chainT[k], &chainM[k]
+			sx += (m[0]*r.X + m[1]*r.Y + m[2]*r.Z + ct.T.X - r.X) * a
+			sy += (m[3]*r.X + m[4]*r.Y + m[5]*r.Z + ct.T.Y - r.Y) * a
+			sz += (m[6]*r.X + m[7]*r.Y + m[8]*r.Z + ct.T.Z - r.Z) * a
+			qw += ct.R.W * a
+			qx += ct.R.X * a
+			qy += ct.R.Y * a
+			qz += ct.R.Z * a
+			sum += a
+		}
+		qw += 1 - sum
+		x := geom.Vec3{X: y[j].X - sx, Y: y[j].Y - sy, Z: y[j].Z - sz}
+		nq := qw*qw + qx*qx + qy*qy + qz*qz
+		if nq == 0 {
+			off[j] = x
+			continue
+		}
+		s := 2 / nq
+		ux, uy, uz := -qx, -qy, -qz
+		cx, cy, cz := uy*x.Z-uz*x.Y, uz*x.X-ux*x.Z, ux*x.Y-uy*x.X
+		dx, dy, dz := uy*cz-uz*cy, uz*cx-ux*cz, ux*cy-uy*cx
+		off[j] = geom.Vec3{X: x.X + s*(qw*cx+dx), Y: x.Y + s*(qw*cy+dy), Z: x.Z + s*(qw*cz+dz)}
+	}
+}
+
+// ballBlock sets sc.y[0][:hi-lo] to interpolate's y_J of a ball joint's
+// listed vertices [lo, hi): the twist step at each swing corner (screw or,
+// where twist is not interpolated, the corner sample itself), then the
+// second and first swing steps, relative to the joint centre (screwRel,
+// rotRel), and the centre added.
+func (rd *roleData) ballBlock(lo, hi int, sc *offScratch) {
+	pl := &rd.plan
+	n := hi - lo
+	for i0 := 0; i0 < pl.n[0]; i0++ {
+		for i1 := 0; i1 < pl.n[1]; i1++ {
+			k := (i0*2 + i1) * 2
+			c := i0*2 + i1
+			f := pl.frame[i0][i1]
+			s0 := rd.pos[pl.corner[k]+lo : pl.corner[k]+hi]
+			if pl.n[2] == 2 {
+				screwBlock(f, s0, rd.pos[pl.corner[k+1]+lo:pl.corner[k+1]+hi], &pl.coef[2], sc.y[c][:n], sc.yl[c][:n])
+			} else {
+				pointBlock(f, s0, sc.y[c][:n], sc.yl[c][:n])
+			}
+		}
+		if pl.n[1] == 2 {
+			rotBlock(sc.y[i0*2][:n], sc.yl[i0*2][:n], sc.y[i0*2+1][:n], sc.yl[i0*2+1][:n], &pl.coef[1])
+		}
+	}
+	if pl.n[0] == 2 {
+		rotBlock(sc.y[0][:n], sc.yl[0][:n], sc.y[2][:n], sc.yl[2][:n], &pl.coef[0])
+	}
+	y, c := sc.y[0][:n], rd.center
+	for j := range y {
+		y[j] = c.Add(y[j])
+	}
+}
+
+// hingeBlock sets sc.y[0][:hi-lo] to interpolate's y_J of a hinge's
+// listed vertices [lo, hi): flexion with the rotational scheme about the
+// centre (rotPolar), or the one sample where it is not interpolated.
+func (rd *roleData) hingeBlock(lo, hi int, sc *offScratch) {
+	pl := &rd.plan
+	y := sc.y[0][:hi-lo]
+	s0 := rd.pos[pl.corner[0]+lo : pl.corner[0]+hi]
+	if pl.n[0] == 2 {
+		polarBlock(rd.center, s0, rd.pos[pl.corner[4]+lo:pl.corner[4]+hi], &pl.coef[0], y)
+		return
+	}
+	for j := range y {
+		y[j] = polarPoint(rd.center, &s0[j])
+	}
 }
