@@ -253,13 +253,14 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 	if !st.Converged {
 		conv = "NOT at rest"
 	}
-	frames := fmt.Sprint(st.Steps)
+	frames, cpu := fmt.Sprint(st.Steps), ""
 	if r.CoarseSteps > 0 {
 		frames = fmt.Sprintf("%d coarse + %d", r.CoarseSteps, st.Steps)
+		cpu = fmt.Sprintf(", coarse %.2f s", r.CoarseCPU.Seconds())
 	}
-	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s), ETA %s",
+	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s%s), ETA %s",
 		r.Pose.String(), conv, frames, st.MaxStrain*100, st.MaxPenetration*1000,
-		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), eta.Round(time.Second))
+		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), cpu, eta.Round(time.Second))
 }
 
 func printBuildSummary(w io.Writer, sum build.Summary) {

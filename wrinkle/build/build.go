@@ -128,9 +128,11 @@ type SampleResult struct {
 	// loads the machine.
 	CPU time.Duration
 	// CoarseSteps is the number of frames of the coarse stage (0 without
-	// one); Stats are the fine settle's, and Settle includes the coarse
+	// one) and CoarseCPU its CPU time (its simulator's setup included);
+	// Stats are the fine settle's, and Settle and CPU include the coarse
 	// stage.
 	CoarseSteps int
+	CoarseCPU   time.Duration
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
 	// Missing is the reason the sample was recorded as missing (skipped
@@ -443,7 +445,9 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 	var from [][]geom.Vec3 // the coarse stage's result carried over, or nil
 	settle := b.opt.Settle
 	if c := b.coarse; c != nil {
+		cpu := threadCPU()
 		x, sr, err := c.settle(ctx, pose, settle)
+		res.CoarseCPU, _ = cpu()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, res, ctx.Err()
