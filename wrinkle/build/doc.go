@@ -19,11 +19,11 @@
 // there) until it is at rest by the same criteria. The long part of a
 // heavy sample, the cloth sliding over a raised limb under strain
 // limiting, then runs on the coarse garment, and the fine garment forms
-// its own folds. MakeHuman suit at 25k vertices, shard 10/40 of the
-// default spec: 1.52 times less CPU (2.4 and 3.1 times on its two
-// heaviest samples, 0.7 to 1.7 on the others, whose fine stage needs 12
-// frames or more: the drift window is 10), the same worst strain,
-// curvature sums over the garment 0.97 to 1.02 of the direct settle's,
+// its own folds. MakeHuman suit at 25k vertices, shards 10/40 and 25/40
+// of the default spec: 1.52 and 1.85 times less CPU (2.4 to 5.1 times on
+// the heaviest samples, 0.7 to 1.1 on light ones, whose fine stage needs
+// 12 frames or more: the drift window is 10), the same worst strain,
+// curvature sums over the garment 0.93 to 1.04 of the direct settle's,
 // and the same quality in pleat eval (a 6k database). Below the
 // threshold it does not pay: at 6k vertices the coarse stage is the
 // garment as given (2k vertices), a third of the fine one, and the fine
