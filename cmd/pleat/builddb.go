@@ -27,7 +27,7 @@ type builddbFlags struct {
 	transition, maxTime       float64
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
-	skipUnsettled             bool
+	skipUnsettled, noCoarse   bool
 	strainRelax               float64
 	coarse                    int
 }
@@ -94,7 +94,8 @@ build with its name; one that does not come to rest is kept and reported
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
-	fl.IntVar(&f.coarse, "coarse", 0, "vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: off; -1: --verts/4 when --verts refines)")
+	fl.IntVar(&f.coarse, "coarse", 0, fmt.Sprintf("vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/%d when --verts is at least %d; -1: --verts/%d whenever --verts refines)", build.DefaultCoarseRatio, build.DefaultCoarseMinVerts, build.DefaultCoarseRatio))
+	fl.BoolVar(&f.noCoarse, "no-coarse", false, "settle each sample on the --verts garment alone (no coarse stage)")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
@@ -142,9 +143,9 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 	}
 	opt.Sim.StrainLimitRelax = f.strainRelax
 	if f.coarse < -1 {
-		return opt, fmt.Errorf("--coarse %d: want 0 (off), -1 (--verts/4) or a vertex count", f.coarse)
+		return opt, fmt.Errorf("--coarse %d: want 0 (the default), -1 (--verts/%d) or a vertex count", f.coarse, build.DefaultCoarseRatio)
 	}
-	opt.Coarse = f.coarse
+	opt.Coarse, opt.NoCoarse = f.coarse, f.noCoarse
 	return opt, nil
 }
 
@@ -253,13 +254,14 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 	if !st.Converged {
 		conv = "NOT at rest"
 	}
-	frames := fmt.Sprint(st.Steps)
+	frames, cpu := fmt.Sprint(st.Steps), ""
 	if r.CoarseSteps > 0 {
 		frames = fmt.Sprintf("%d coarse + %d", r.CoarseSteps, st.Steps)
+		cpu = fmt.Sprintf(", coarse %.2f s", r.CoarseCPU.Seconds())
 	}
-	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s), ETA %s",
+	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s%s), ETA %s",
 		r.Pose.String(), conv, frames, st.MaxStrain*100, st.MaxPenetration*1000,
-		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), eta.Round(time.Second))
+		r.Setup.Seconds(), r.Settle.Seconds(), r.CPU.Seconds(), cpu, eta.Round(time.Second))
 }
 
 func printBuildSummary(w io.Writer, sum build.Summary) {

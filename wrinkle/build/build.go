@@ -35,12 +35,16 @@ type Options struct {
 	// Coarse is the vertex count of the coarse refinement of the garments
 	// each sample settles on first (coarse-to-fine settle): the sample's
 	// pose is reached and settled there, carried over to the samples'
-	// vertices, and settled again in the pose. 0 means none (each sample
-	// settles on the fine garment alone); CoarseAuto means
-	// Sim.TargetVerts/DefaultCoarseRatio when Sim.TargetVerts refines
-	// the garments to at least twice that many vertices, and none
-	// otherwise. It is recorded beside the simulator settings.
+	// vertices, and settled again in the pose. 0 means the default: a
+	// quarter of Sim.TargetVerts (DefaultCoarseRatio) when Sim.TargetVerts
+	// is at least DefaultCoarseMinVerts, and none below; CoarseAuto means
+	// a quarter whenever Sim.TargetVerts refines the garments to at least
+	// twice that many vertices. It is recorded beside the simulator
+	// settings.
 	Coarse int
+	// NoCoarse turns the coarse stage off (each sample settles on the
+	// fine garment alone), whatever Coarse says.
+	NoCoarse bool
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
 	Jobs int
@@ -128,9 +132,11 @@ type SampleResult struct {
 	// loads the machine.
 	CPU time.Duration
 	// CoarseSteps is the number of frames of the coarse stage (0 without
-	// one); Stats are the fine settle's, and Settle includes the coarse
+	// one) and CoarseCPU its CPU time (its simulator's setup included);
+	// Stats are the fine settle's, and Settle and CPU include the coarse
 	// stage.
 	CoarseSteps int
+	CoarseCPU   time.Duration
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
 	// Missing is the reason the sample was recorded as missing (skipped
@@ -226,13 +232,9 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	b.pieces = offs
 	b.verts = len(g.Verts)
 	if opt.Coarse < 0 && opt.Coarse != CoarseAuto {
-		return nil, fmt.Errorf("build: coarse refinement to %d vertices: want 0 (none), CoarseAuto or a vertex count", opt.Coarse)
+		return nil, fmt.Errorf("build: coarse refinement to %d vertices: want 0 (the default), CoarseAuto or a vertex count", opt.Coarse)
 	}
-	if opt.Coarse > 0 || (opt.Coarse == CoarseAuto && opt.Sim.TargetVerts > 0) {
-		n := opt.Coarse
-		if n == CoarseAuto {
-			n = opt.Sim.TargetVerts / DefaultCoarseRatio
-		}
+	if n := coarseVerts(opt); n > 0 {
 		if b.coarse, err = newCoarseStage(ctx, b, n); err != nil {
 			return nil, err
 		}
@@ -443,7 +445,9 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 	var from [][]geom.Vec3 // the coarse stage's result carried over, or nil
 	settle := b.opt.Settle
 	if c := b.coarse; c != nil {
+		cpu := threadCPU()
 		x, sr, err := c.settle(ctx, pose, settle)
+		res.CoarseCPU, _ = cpu()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, res, ctx.Err()

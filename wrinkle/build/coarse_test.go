@@ -97,9 +97,9 @@ func TestCoarseToFine(t *testing.T) {
 	}
 }
 
-// TestCoarseOff checks when the coarse stage is off: by default (with or
-// without refinement), for CoarseAuto without refinement, and when asked
-// for one not coarser than the samples'.
+// TestCoarseOff checks when the coarse stage is off: by default without
+// refinement or below DefaultCoarseMinVerts, for CoarseAuto without
+// refinement, and when asked for one not coarser than the samples'.
 func TestCoarseOff(t *testing.T) {
 	sc := coarseScene(t)
 	spec := parseSpec(t, elbowSpecJSON)
@@ -193,5 +193,32 @@ func TestStartPosed(t *testing.T) {
 	}
 	if err := sm.StartPosed(pose, posed); err == nil || !strings.Contains(err.Error(), "after the simulation started") {
 		t.Errorf("StartPosed after SettleTo: %v", err)
+	}
+}
+
+// TestCoarseVerts checks which coarse stage the options ask for: by
+// default a quarter of the refinement from DefaultCoarseMinVerts up and
+// none below, CoarseAuto a quarter of any refinement, an explicit count
+// as given, and none with NoCoarse whatever else is set.
+func TestCoarseVerts(t *testing.T) {
+	big, small := DefaultCoarseMinVerts, DefaultCoarseMinVerts-1
+	for _, c := range []struct {
+		name string
+		opt  Options
+		want int
+	}{
+		{"default, refined from the threshold", Options{Sim: sim.Options{TargetVerts: big}}, big / DefaultCoarseRatio},
+		{"default, 25k", Options{Sim: sim.Options{TargetVerts: 25000}}, 6250},
+		{"default, below the threshold", Options{Sim: sim.Options{TargetVerts: small}}, 0},
+		{"default, not refined", Options{}, 0},
+		{"auto below the threshold", Options{Sim: sim.Options{TargetVerts: 6000}, Coarse: CoarseAuto}, 1500},
+		{"auto, not refined", Options{Coarse: CoarseAuto}, 0},
+		{"explicit", Options{Sim: sim.Options{TargetVerts: 6000}, Coarse: 2000}, 2000},
+		{"off", Options{Sim: sim.Options{TargetVerts: 25000}, NoCoarse: true}, 0},
+		{"off beats explicit", Options{Sim: sim.Options{TargetVerts: 25000}, Coarse: 5000, NoCoarse: true}, 0},
+	} {
+		if got := coarseVerts(c.opt); got != c.want {
+			t.Errorf("%s: coarse stage of %d vertices, want %d", c.name, got, c.want)
+		}
 	}
 }
