@@ -25,45 +25,12 @@ import (
 // without the rule) and those it pushes elsewhere (by their walk:
 // TestBodyPushLocal) within 0.3% (582 here).
 func TestBodyPushHeld(t *testing.T) {
-	f := getFixture(t)
-	body := f.body.Mesh
-	normals := mesh.VertexNormals(body, nil)
-	poses := walkPoses(f.rig, 24)
-	poses = append(poses, poses...)
-	rnd := rand.New(rand.NewPCG(9, 10))
-	var src []int32
-	var off, amp []float64
-	for v := 0; v < len(body.Verts); v += 2 {
-		src = append(src, int32(v))
-		off = append(off, -0.006+0.031*rnd.Float64())
-		amp = append(amp, 0.004*rnd.Float64())
-	}
-	n := len(src)
-	parts, err := BodyParts(body.Tris, f.body.Weights)
-	must(t, err)
-	ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
-	must(t, err)
-	defer ex.Close()
-	ex.Refresh = 1
-	bp, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
-	must(t, err)
-	defer bp.Close()
-	must(t, bp.SetParts(parts))
-	pts := make([]geom.Vec3, n)
-	var skin []geom.Rigid
-	var bodyX, nx []geom.Vec3
+	s := newPushScene(t, 2, 9, 0.031)
+	ex, bp, pts, poses, n := s.ex, s.bp, s.pts, s.poses, len(s.src)
 	held, misses, left := 0, 0, 0
 	t2 := bp.Thickness * bp.Thickness
 	for frame, pose := range poses {
-		skin = skel.SkinMatrices(f.rig.Skeleton, pose, skin)
-		bodyX = skel.LBS(body.Verts, f.body.Weights, skin, bodyX)
-		nx = skel.LBSNormals(normals, f.body.Weights, skin, nx)
-		for i, v := range src {
-			drift := amp[i] * math.Sin(0.9*float64(frame)+float64(i))
-			pts[i] = bodyX[v].AddScaled(off[i]+drift, nx[v].Unit())
-		}
-		must(t, ex.SetBody(bodyX))
-		must(t, bp.SetBodyPose(bodyX, skin))
+		s.pose(t, frame, pose)
 		for i, p := range pts {
 			if !bp.heldNow(i, p) {
 				continue
@@ -184,45 +151,12 @@ func TestBodyPushHeldBounds(t *testing.T) {
 // Here 64,880 points are pushed by their walk; 1,426 end elsewhere, 462
 // of them more than 0.1 mm and none more than 2.3 mm away.
 func TestBodyPushLocal(t *testing.T) {
-	f := getFixture(t)
-	body := f.body.Mesh
-	normals := mesh.VertexNormals(body, nil)
-	poses := walkPoses(f.rig, 24)
-	poses = append(poses, poses...)
-	rnd := rand.New(rand.NewPCG(11, 12))
-	var src []int32
-	var off, amp []float64
-	for v := 0; v < len(body.Verts); v++ {
-		src = append(src, int32(v))
-		off = append(off, -0.006+0.021*rnd.Float64())
-		amp = append(amp, 0.004*rnd.Float64())
-	}
-	n := len(src)
-	parts, err := BodyParts(body.Tris, f.body.Weights)
-	must(t, err)
-	ex, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
-	must(t, err)
-	defer ex.Close()
-	bp, err := NewBodyPush(body.Verts, body.Tris, n, 0, 0)
-	must(t, err)
-	defer bp.Close()
-	must(t, bp.SetParts(parts))
-	pts := make([]geom.Vec3, n)
-	var skin []geom.Rigid
-	var bodyX, nx []geom.Vec3
+	s := newPushScene(t, 1, 11, 0.021)
+	ex, bp, pts, poses, n := s.ex, s.bp, s.pts, s.poses, len(s.src)
 	local, total, moved, worst := 0, 0, 0, 0.0
 	t2 := bp.Thickness * bp.Thickness
-	ex.Refresh = 1
 	for frame, pose := range poses {
-		skin = skel.SkinMatrices(f.rig.Skeleton, pose, skin)
-		bodyX = skel.LBS(body.Verts, f.body.Weights, skin, bodyX)
-		nx = skel.LBSNormals(normals, f.body.Weights, skin, nx)
-		for i, v := range src {
-			drift := amp[i] * math.Sin(0.9*float64(frame)+float64(i))
-			pts[i] = bodyX[v].AddScaled(off[i]+drift, nx[v].Unit())
-		}
-		must(t, ex.SetBody(bodyX))
-		must(t, bp.SetBodyPose(bodyX, skin))
+		s.pose(t, frame, pose)
 		// The points Push will push by their walk (pushPoint's order of
 		// rules), with the walk's side.
 		byWalk := map[int]bool{}
@@ -270,4 +204,64 @@ func TestBodyPushLocal(t *testing.T) {
 		t.Errorf("%d of %d points pushed by their walk end elsewhere than the exact push-out (at most %g m), want at most 5%% and 5 mm", moved, local, worst)
 	}
 	t.Logf("%d points × %d frames: %d pushed, %d by their walk, %d elsewhere than the exact push-out (at most %g m)", n, len(poses), total, local, moved, worst)
+}
+
+// pushScene is the mannequin through the test walk twice over (its jump
+// back from the last pose to the first included), with a point riding
+// the skin of every step-th body vertex, -6 mm to -6 mm + span along the
+// skinned vertex normal and drifting up to 4 mm a frame against it, and
+// two BodyPushes with body parts: ex exact (Refresh 1), bp with the
+// default rules.
+type pushScene struct {
+	f         *fixture
+	normals   []geom.Vec3
+	poses     []skel.Pose
+	src       []int32
+	off, amp  []float64
+	ex, bp    *BodyPush
+	pts       []geom.Vec3
+	skin      []geom.Rigid
+	bodyX, nx []geom.Vec3
+}
+
+func newPushScene(t *testing.T, step int, seed uint64, span float64) *pushScene {
+	f := getFixture(t)
+	body := f.body.Mesh
+	s := &pushScene{f: f, normals: mesh.VertexNormals(body, nil)}
+	s.poses = walkPoses(f.rig, 24)
+	s.poses = append(s.poses, s.poses...)
+	rnd := rand.New(rand.NewPCG(seed, seed+1))
+	for v := 0; v < len(body.Verts); v += step {
+		s.src = append(s.src, int32(v))
+		s.off = append(s.off, -0.006+span*rnd.Float64())
+		s.amp = append(s.amp, 0.004*rnd.Float64())
+	}
+	n := len(s.src)
+	parts, err := BodyParts(body.Tris, f.body.Weights)
+	must(t, err)
+	s.ex, err = NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	t.Cleanup(s.ex.Close)
+	s.ex.Refresh = 1
+	s.bp, err = NewBodyPush(body.Verts, body.Tris, n, 0, 0)
+	must(t, err)
+	t.Cleanup(s.bp.Close)
+	must(t, s.bp.SetParts(parts))
+	s.pts = make([]geom.Vec3, n)
+	return s
+}
+
+// pose moves the body into the frame's pose, the points with it, and
+// gives the body to both pushes.
+func (s *pushScene) pose(t *testing.T, frame int, pose skel.Pose) {
+	w := s.f.body.Weights
+	s.skin = skel.SkinMatrices(s.f.rig.Skeleton, pose, s.skin)
+	s.bodyX = skel.LBS(s.f.body.Mesh.Verts, w, s.skin, s.bodyX)
+	s.nx = skel.LBSNormals(s.normals, w, s.skin, s.nx)
+	for i, v := range s.src {
+		drift := s.amp[i] * math.Sin(0.9*float64(frame)+float64(i))
+		s.pts[i] = s.bodyX[v].AddScaled(s.off[i]+drift, s.nx[v].Unit())
+	}
+	must(t, s.ex.SetBody(s.bodyX))
+	must(t, s.bp.SetBodyPose(s.bodyX, s.skin))
 }
