@@ -24,7 +24,9 @@
 // the heaviest samples, 0.7 to 1.1 on light ones, whose fine stage needs
 // 12 frames or more: the drift window is 10), the same worst strain,
 // curvature sums over the garment 0.93 to 1.04 of the direct settle's,
-// and the same quality in pleat eval (a 6k database). Below the
+// and in pleat eval with a 6k database, the CMU walk and kick, mean
+// error within 0.1 mm and curvature within 2 points of a direct build's,
+// Pearson r 0.04 lower. Below the
 // threshold it does not pay: at 6k vertices the coarse stage is the
 // garment as given (2k vertices), a third of the fine one, and the fine
 // stage needs 20 frames or more.
