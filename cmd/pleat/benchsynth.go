@@ -35,7 +35,9 @@ type benchSynthFlags struct {
 	verts, frames, warmup int
 	db, spec, motion      string
 	memprofile            string
+	cpuprofile            string
 	serial                bool
+	minInfl               float64
 }
 
 func newBenchSynthCmd() *cobra.Command {
@@ -77,7 +79,9 @@ suit at --verts (e.g. builddb --resolution 46000 --spec small) is timed.`,
 	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the timing database: "small" (53 samples), "default" (469) or a JSON file`)
 	fl.StringVar(&f.motion, "motion", "walk", "procedural clip (walk, armraise, elbowbend, kneebend, twist)")
 	fl.StringVar(&f.memprofile, "memprofile", "", "write the heap allocations of the timed frames (every allocation sampled) to this pprof file")
+	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed frames to this pprof file")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other instead of concurrently")
+	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (online.Options.MinInfluence; 0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: none)")
 	return cmd
 }
 
@@ -142,7 +146,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 		}
 		r.dbDesc = fmt.Sprintf("timing database, spec %s: the garment skinned into each sample's pose (no simulation)", f.spec)
 	}
-	p, err := online.New(db, s.Character, online.Options{FPS: fps, Serial: f.serial})
+	p, err := online.New(db, s.Character, online.Options{FPS: fps, Serial: f.serial, MinInfluence: f.minInfl})
 	if err != nil {
 		return err
 	}
@@ -154,7 +158,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 	r.verts, r.coarse, r.samples = p.NumVerts(), len(p.Coarse().Mesh.Verts), len(db.Samples)
 	r.synthBytes = p.Synthesizer().MemoryBytes()
 	fmt.Fprintf(log, "stepping %d + %d frames of %d vertices\n", f.warmup, f.frames, r.verts)
-	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, f.memprofile, r); err != nil {
+	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, f.memprofile, f.cpuprofile, r); err != nil {
 		return err
 	}
 	writeBenchSynth(cmd.OutOrStdout(), f, r)
@@ -164,7 +168,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 // timeSteps steps the pipeline through warmup frames, then times frames
 // more, counting the heap allocations of the timed frames (and writing
 // where they are to memprofile, when not empty).
-func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, memprofile string, r *benchSynthResult) error {
+func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, memprofile, cpuprofile string, r *benchSynthResult) error {
 	if len(poses) < warmup+frames {
 		return fmt.Errorf("bench synth: the clip has %d frames, %d needed", len(poses), warmup+frames)
 	}
@@ -184,6 +188,20 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 	if memprofile != "" {
 		// Only the allocations from here on are sampled, every one.
 		runtime.MemProfileRate = 1
+	}
+	if cpuprofile != "" {
+		out, err := os.Create(cpuprofile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			out.Close()
+			return fmt.Errorf("--cpuprofile %s: %w", cpuprofile, err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			out.Close()
+		}()
 	}
 	var m0, m1 runtime.MemStats
 	runtime.GC()

@@ -296,3 +296,36 @@ func TestPipelineTranslated(t *testing.T) {
 		t.Errorf("translated clip: garment differs by %.2f mm on average from the untranslated one moved", mean*1000)
 	}
 }
+
+// TestMinInfluence checks Options.MinInfluence: the default prunes the
+// influence maps and moves the garment by a fraction of a millimetre on
+// average (the coarse simulation does not depend on the maps, so the
+// difference is the synthesis and transfer's alone), the database's maps
+// are used as they are when it is negative, and a threshold of 0.5 or
+// more is refused.
+func TestMinInfluence(t *testing.T) {
+	f := getFixture(t)
+	opt := online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}, Thickness: -1, MinInfluence: -1}
+	a, _ := run(t, f, opt)
+	opt.MinInfluence = 0
+	b, _ := run(t, f, opt)
+	sum, worst, n := 0.0, 0.0, 0
+	for fr := range a {
+		for v := range a[fr] {
+			d := a[fr][v].Dist(b[fr][v])
+			sum += d
+			worst = max(worst, d)
+			n++
+		}
+	}
+	mean := sum / float64(n)
+	t.Logf("pruned at %g: moved by %.3f mm on average, %.2f mm at most", online.DefaultMinInfluence, mean*1000, worst*1000)
+	if mean == 0 || mean > 0.5e-3 || worst > 0.02 {
+		t.Errorf("pruned at %g: moved by %.3f mm on average, %.2f mm at most; want (0, 0.5] and ≤ 20", online.DefaultMinInfluence, mean*1000, worst*1000)
+	}
+	for _, bad := range []float64{0.5, math.NaN()} {
+		if _, err := online.New(f.db, f.sc.Character, online.Options{MinInfluence: bad}); err == nil {
+			t.Errorf("MinInfluence %v accepted", bad)
+		}
+	}
+}
