@@ -35,7 +35,6 @@ type benchSynthFlags struct {
 	verts, frames, warmup int
 	db, spec, motion      string
 	memprofile            string
-	cpuprofile            string
 	serial                bool
 	minInfl               float64
 }
@@ -79,7 +78,6 @@ suit at --verts (e.g. builddb --resolution 46000 --spec small) is timed.`,
 	fl.StringVar(&f.spec, "spec", "small", `sampling spec of the timing database: "small" (53 samples), "default" (469) or a JSON file`)
 	fl.StringVar(&f.motion, "motion", "walk", "procedural clip (walk, armraise, elbowbend, kneebend, twist)")
 	fl.StringVar(&f.memprofile, "memprofile", "", "write the heap allocations of the timed frames (every allocation sampled) to this pprof file")
-	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the timed frames to this pprof file")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other instead of concurrently")
 	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (online.Options.MinInfluence; 0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: none)")
 	return cmd
@@ -107,6 +105,8 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 		return fmt.Errorf("--frames %d: want 1 to 100000", f.frames)
 	case f.warmup < 1 || f.warmup > 100000:
 		return fmt.Errorf("--warmup %d: want 1 to 100000", f.warmup)
+	case !(f.minInfl < 0.5):
+		return fmt.Errorf("--min-influence %g: want below 0.5 (negative: none)", f.minInfl)
 	}
 	if f.memprofile != "" {
 		// Sample nothing until the timed frames (timeSteps).
@@ -158,7 +158,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 	r.verts, r.coarse, r.samples = p.NumVerts(), len(p.Coarse().Mesh.Verts), len(db.Samples)
 	r.synthBytes = p.Synthesizer().MemoryBytes()
 	fmt.Fprintf(log, "stepping %d + %d frames of %d vertices\n", f.warmup, f.frames, r.verts)
-	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, f.memprofile, f.cpuprofile, r); err != nil {
+	if err := timeSteps(ctx, p, s.Clip.Poses, f.warmup, f.frames, f.memprofile, r); err != nil {
 		return err
 	}
 	writeBenchSynth(cmd.OutOrStdout(), f, r)
@@ -168,7 +168,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 // timeSteps steps the pipeline through warmup frames, then times frames
 // more, counting the heap allocations of the timed frames (and writing
 // where they are to memprofile, when not empty).
-func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, memprofile, cpuprofile string, r *benchSynthResult) error {
+func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmup, frames int, memprofile string, r *benchSynthResult) error {
 	if len(poses) < warmup+frames {
 		return fmt.Errorf("bench synth: the clip has %d frames, %d needed", len(poses), warmup+frames)
 	}
@@ -188,20 +188,6 @@ func timeSteps(ctx context.Context, p *online.Pipeline, poses []skel.Pose, warmu
 	if memprofile != "" {
 		// Only the allocations from here on are sampled, every one.
 		runtime.MemProfileRate = 1
-	}
-	if cpuprofile != "" {
-		out, err := os.Create(cpuprofile)
-		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(out); err != nil {
-			out.Close()
-			return fmt.Errorf("--cpuprofile %s: %w", cpuprofile, err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			out.Close()
-		}()
 	}
 	var m0, m1 runtime.MemStats
 	runtime.GC()
