@@ -22,7 +22,12 @@ import (
 // where g_J is the synthesized fine mesh with role J's own wrinkle mesh
 // (the Synthesizer's result with J's influence alone) in J's blend
 // vertices, and T(g) the transfer's offsets (Transfer.Offsets, Eqs. 5–6
-// smoothed). Every other vertex gets the plain transfer f + T(f). Each
+// smoothed). A vertex of one role J that blends elsewhere gets the same
+// sum with its one term, f + T(g_J): T(g_J) differs from T(f) near J's
+// blend vertices (Eq. 5 averages them into the coarse offsets around), so
+// where another role's weight falls to zero the result tends to this one
+// and the blend zone has no seam at its edge. Every other vertex gets the
+// plain transfer f + T(f). Each
 // role's mesh comes from a Synthesizer of its own over the same samples,
 // restricted to that role's blend vertices, or from the main Synthesizer
 // as it blends (Share), which interpolates each role once for both.
@@ -52,7 +57,8 @@ type Prealign struct {
 	bRole  []int32
 	bW     []float64
 	g      []geom.Vec3
-	// bIdx[u] is fine vertex u's index in bv, or -1.
+	// bIdx[u] is fine vertex u's index in bv; for a vertex of one
+	// blending role k (its only influence) −2−k; else −1.
 	bIdx []int32
 	// dAt[v*K+k] is role k's down-sampled difference D (g_k − f) at
 	// coarse vertex v (K roles): a fine vertex's roles at one coarse
@@ -124,6 +130,11 @@ func NewPrealign(db *DB, rig *Rig, t *Transfer) (*Prealign, error) {
 	for v := 0; v < n; v++ {
 		a.bIdx[v] = -1
 		rs, ws := db.Regions.Influences(v)
+		if len(rs) == 1 {
+			if k, ok := byRole[rs[0]]; ok {
+				a.bIdx[v] = int32(-2 - k)
+			}
+		}
 		if len(rs) < 2 {
 			continue
 		}
@@ -387,7 +398,8 @@ func (a *Prealign) ownOffsets() {
 }
 
 // fuseChunk writes fine vertices [lo, hi): f + T(f) (Transfer.Apply) at
-// a vertex of one role or none, and at a blend vertex
+// a vertex of no blending role, f + T(g_k) at one of blending role k
+// alone (own), and at a blend vertex
 //
 //	Σ_J w_J (g_J + T(g_J)) = Σ_J w_J g_J + S^n A Σ_J w_J (o − D (g_J − f)),
 //
@@ -397,13 +409,31 @@ func (a *Prealign) fuseChunk(lo, hi int) {
 	t := a.t
 	off, fine, dst := t.off, a.fine, a.dst
 	for u := lo; u < hi; u++ {
-		i := a.bIdx[u]
-		if i < 0 {
+		switch i := a.bIdx[u]; {
+		case i >= 0:
+			dst[u] = a.blend(u, int(a.bStart[i]), int(a.bStart[i+1]))
+		case i == -1:
 			dst[u] = fine[u].Add(t.smoothed(off, u))
-			continue
+		default:
+			dst[u] = fine[u].Add(a.own(u, int(-2-i)))
 		}
-		dst[u] = a.blend(u, int(a.bStart[i]), int(a.bStart[i+1]))
 	}
+}
+
+// own returns T(g_k) at fine vertex u, which only role k influences
+// (g_k = f there): u's row of S^n A over role k's own coarse offsets.
+func (a *Prealign) own(u, k int) geom.Vec3 {
+	t, nr := a.t, len(a.roles)
+	var x, y, z float64
+	r0, r1 := t.uStart[u], t.uStart[u+1]
+	col, rw := t.uCol[r0:r1], t.uW[r0:r1:r1]
+	for e, v := range col {
+		h, we := a.hAt[int(v)*nr+k], rw[e]
+		x += we * h.X
+		y += we * h.Y
+		z += we * h.Z
+	}
+	return geom.Vec3{X: x, Y: y, Z: z}
 }
 
 // blend is fuseChunk's result at blend vertex u, whose roles are entries

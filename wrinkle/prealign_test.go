@@ -12,7 +12,8 @@ import (
 // TestPrealignMatchesDefinition checks Prealign.Apply, which moves each
 // role's wrinkle mesh by the transfer's offsets of the blended mesh less
 // the down-sampled differences (T is affine), against the definition
-// x = Σ_J w_J (g_J + T(g_J)) with a whole transfer per role, and that
+// x = Σ_J w_J (g_J + T(g_J)) with a whole transfer per role (at blend
+// vertices and at those of one blending role alone), and that
 // frames are bit-identical for any worker count and allocate nothing.
 func TestPrealignMatchesDefinition(t *testing.T) {
 	f := getFixture(t)
@@ -81,6 +82,13 @@ func TestPrealignMatchesDefinition(t *testing.T) {
 				}
 				acc[v] = acc[v].Add(g[v].Add(up[v]).Scale(w))
 				blend[v] = true
+			}
+			// A vertex of this role alone: its one term, g = f there.
+			for v := range x {
+				if rs, _ := db.Regions.Influences(v); len(rs) == 1 && rs[0] == ar.role {
+					acc[v] = g[v].Add(up[v])
+					blend[v] = true
+				}
 			}
 		}
 		worst, nb := 0.0, 0

@@ -395,3 +395,48 @@ func (g *Regions) validate(n int) error {
 	}
 	return nil
 }
+
+// Pruned returns the influence maps with every weight lowered by t and
+// the positive remainders renormalised (Eq. 4's weights, soft-thresholded):
+//
+//	w'_r = max(w_r − t, 0) / Σ_s max(w_s − t, 0),
+//
+// so that a vertex drops the roles that barely move it and the roles it
+// keeps change weight continuously across the mesh (a hard cut at t would
+// leave a seam of height t·|δ_r − δ_s| where a weight crosses it). A
+// vertex whose weights are all at most t keeps its largest alone (the
+// first on a tie). With t = 0 only zero weights go (and the sums are
+// renormalised in float64); the receiver is not changed. It panics if t is negative or not finite.
+func (g *Regions) Pruned(t float32) *Regions {
+	if !(t >= 0 && t < float32(math.Inf(1))) {
+		panic(fmt.Sprintf("wrinkle: Regions.Pruned threshold %v: want finite and non-negative", t))
+	}
+	n := len(g.Region)
+	p := &Regions{Region: g.Region, Offsets: make([]int32, n+1),
+		Roles: make([]Role, 0, len(g.Roles)), W: make([]float32, 0, len(g.W))}
+	for v := 0; v < n; v++ {
+		rs, ws := g.Influences(v)
+		total, best := 0.0, -1
+		for i, w := range ws {
+			if w > t {
+				total += float64(w - t)
+			}
+			if best < 0 || w > ws[best] {
+				best = i
+			}
+		}
+		switch {
+		case total > 0:
+			for i, w := range ws {
+				if w > t {
+					p.Roles = append(p.Roles, rs[i])
+					p.W = append(p.W, float32(float64(w-t)/total))
+				}
+			}
+		case best >= 0:
+			p.Roles, p.W = append(p.Roles, rs[best]), append(p.W, 1)
+		}
+		p.Offsets[v+1] = int32(len(p.Roles))
+	}
+	return p
+}

@@ -161,3 +161,76 @@ func TestRegionsEq4(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionsPruned checks Regions.Pruned on the shirt's maps and on a
+// hand-made vertex: weights at most t go, the rest are lowered by t and
+// renormalised, the maps stay valid (sorted, summing to 1), and a vertex
+// whose weights are all at most t keeps its largest.
+func TestRegionsPruned(t *testing.T) {
+	f := getFixture(t)
+	g, err := NewRegions(f.rig, DefaultSpec(), f.shirt.Mesh, f.shirt.Weights, RegionOptions{})
+	must(t, err)
+	n := g.NumVerts()
+	for _, th := range []float32{0, 0.05, 0.1, 0.3} {
+		p := g.Pruned(th)
+		if err := p.validate(n); err != nil {
+			t.Fatalf("t=%v: %v", th, err)
+		}
+		before, after := 0, 0
+		for v := 0; v < n; v++ {
+			rs, ws := g.Influences(v)
+			prs, pws := p.Influences(v)
+			before, after = before+len(rs), after+len(prs)
+			if len(rs) > 0 && len(prs) == 0 {
+				t.Fatalf("t=%v vertex %d: every influence dropped", th, v)
+			}
+			total, kept := 0.0, 0
+			for _, w := range ws {
+				if w > th {
+					total += float64(w - th)
+					kept++
+				}
+			}
+			if total == 0 {
+				continue // the largest alone; checked below
+			}
+			if len(prs) != kept {
+				t.Fatalf("t=%v vertex %d: %d influences kept, want %d", th, v, len(prs), kept)
+			}
+			j := 0
+			for i, w := range ws {
+				if w <= th {
+					continue
+				}
+				want := float64(w-th) / total
+				if prs[j] != rs[i] || math.Abs(float64(pws[j])-want) > 1e-6 {
+					t.Fatalf("t=%v vertex %d: influence %s %v, want %s %v", th, v, prs[j], pws[j], rs[i], want)
+				}
+				j++
+			}
+		}
+		t.Logf("t=%v: %d role-vertex influences of %d", th, after, before)
+		if th > 0 && after >= before {
+			t.Errorf("t=%v: nothing pruned (%d influences)", th, after)
+		}
+	}
+	one := &Regions{Region: []uint8{0, 0}, Offsets: []int32{0, 3, 3},
+		Roles: []Role{Spine, LeftShoulder, RightShoulder}, W: []float32{0.3, 0.4, 0.3}}
+	p := one.Pruned(0.45)
+	if rs, ws := p.Influences(0); len(rs) != 1 || rs[0] != LeftShoulder || ws[0] != 1 {
+		t.Errorf("all weights under t: got %v %v, want the largest (left_shoulder) alone", rs, ws)
+	}
+	if rs, _ := p.Influences(1); len(rs) != 0 {
+		t.Errorf("a vertex without influences got %v", rs)
+	}
+	for _, bad := range []float32{-0.1, float32(math.NaN()), float32(math.Inf(1))} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Pruned(%v) did not panic", bad)
+				}
+			}()
+			one.Pruned(bad)
+		}()
+	}
+}

@@ -63,3 +63,43 @@ func BenchmarkSynthFrame(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSynthFramePruned is BenchmarkSynthFrame's walk, both stages,
+// on one worker, with the influence maps soft-thresholded by Regions.Pruned
+// (none, and the thresholds online.Options.MinInfluence may take): the
+// synthesis and the pre-alignment both scale with the role-vertex
+// influences and the blend vertices, which pruning removes.
+func BenchmarkSynthFramePruned(b *testing.B) {
+	f := getFixture(b)
+	for _, th := range []float32{0, 0.05, 0.1} {
+		b.Run(fmt.Sprintf("verts=46000/walk/both/workers=1/prune=%g", th), func(b *testing.B) {
+			sc := newTransferScene(b, 46000)
+			db := *sc.db
+			if th > 0 {
+				db.Regions = db.Regions.Pruned(th)
+			}
+			tr, err := NewTransfer(sc.fine, sc.coarse.Mesh, sc.coarse.FinePiece, sc.coarse.VertPiece, TransferOptions{Workers: 1})
+			must(b, err)
+			defer tr.Close()
+			al, err := NewPrealign(&db, f.rig, tr)
+			must(b, err)
+			defer al.Close()
+			sy, err := NewSynthesizer(&db, f.rig, SynthOptions{Workers: 1})
+			must(b, err)
+			defer sy.Close()
+			must(b, al.Share(sy))
+			fine := make([]geom.Vec3, sy.NumVerts())
+			dst := make([]geom.Vec3, sy.NumVerts())
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				k := i % len(sc.poses)
+				_, err := sy.Synthesize(sc.poses[k], fine)
+				must(b, err)
+				must(b, al.Apply(fine, sc.coarseX[k], dst))
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/frame")
+		})
+	}
+}

@@ -289,9 +289,9 @@ func TestTransferSmoothOperator(t *testing.T) {
 			}
 			d := maxDist(got, want)
 			t.Logf("folded smoothing against the Jacobi steps: %.3g m (offsets up to %.3g m)", d, scale)
-			// The folded rows drop weights summing to at most 1e-7 each
-			// (transferPrune): the offsets move by a few 1e-7 of their scale.
-			if d > 4e-7*scale {
+			// The folded rows drop weights summing to at most 1e-4 each
+			// (transferPrune): the offsets move by a few 1e-4 of their scale.
+			if d > 4e-4*scale {
 				t.Errorf("folded smoothing differs from the Jacobi steps by %.3g m (offsets up to %.3g m)", d, scale)
 			}
 			continue

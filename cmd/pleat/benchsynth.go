@@ -36,6 +36,7 @@ type benchSynthFlags struct {
 	db, spec, motion      string
 	memprofile            string
 	serial                bool
+	minInfl               float64
 }
 
 func newBenchSynthCmd() *cobra.Command {
@@ -78,6 +79,7 @@ suit at --verts (e.g. builddb --resolution 46000 --spec small) is timed.`,
 	fl.StringVar(&f.motion, "motion", "walk", "procedural clip (walk, armraise, elbowbend, kneebend, twist)")
 	fl.StringVar(&f.memprofile, "memprofile", "", "write the heap allocations of the timed frames (every allocation sampled) to this pprof file")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other instead of concurrently")
+	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (online.Options.MinInfluence; 0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: none)")
 	return cmd
 }
 
@@ -103,6 +105,8 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 		return fmt.Errorf("--frames %d: want 1 to 100000", f.frames)
 	case f.warmup < 1 || f.warmup > 100000:
 		return fmt.Errorf("--warmup %d: want 1 to 100000", f.warmup)
+	case !(f.minInfl < 0.5):
+		return fmt.Errorf("--min-influence %g: want below 0.5 (negative: none)", f.minInfl)
 	}
 	if f.memprofile != "" {
 		// Sample nothing until the timed frames (timeSteps).
@@ -142,7 +146,7 @@ func runBenchSynth(ctx context.Context, cmd *cobra.Command, f *benchSynthFlags) 
 		}
 		r.dbDesc = fmt.Sprintf("timing database, spec %s: the garment skinned into each sample's pose (no simulation)", f.spec)
 	}
-	p, err := online.New(db, s.Character, online.Options{FPS: fps, Serial: f.serial})
+	p, err := online.New(db, s.Character, online.Options{FPS: fps, Serial: f.serial, MinInfluence: f.minInfl})
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,7 @@ penetration of the result into the body, and the time per stage.`,
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
+	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (Eq. 4): each is lowered by it and the rest renormalised, so vertices skip joints that barely move them (0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: the database's weights as they are)")
 	fl.StringVar(&reportOut, "report", "out/eval.html", "HTML report with the plots and tables")
 	fl.StringVar(&refCache, "reference-cache", "", "file that keeps the reference simulation's frames: read when it was made from the same database settings, character, garments and clip, else simulated and written")
 	_ = cmd.MarkFlagRequired("db")

@@ -31,6 +31,7 @@ type synthFlags struct {
 	smooth      int
 	thickness   float64 // mm
 	serial      bool
+	minInfl     float64
 }
 
 func (f *synthFlags) options() (online.Options, error) {
@@ -44,6 +45,10 @@ func (f *synthFlags) options() (online.Options, error) {
 	if math.IsNaN(f.thickness) || f.thickness > 50 {
 		return o, fmt.Errorf("--thickness %g mm: want at most 50 (negative: no push-out)", f.thickness)
 	}
+	if !(f.minInfl < 0.5) {
+		return o, fmt.Errorf("--min-influence %g: want below 0.5 (negative: the database's influence maps as they are)", f.minInfl)
+	}
+	o.MinInfluence = f.minInfl
 	o.Coarse.Verts, o.Coarse.Quadric, o.Transfer.Smooth, o.Serial, o.NoPrealign = f.coarseVerts, f.quadric, f.smooth, f.serial, f.noPrealign
 	switch {
 	case f.thickness < 0:
@@ -99,6 +104,7 @@ Ctrl-C or SIGTERM stops after the current frame and writes the frames done.`,
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: the simulator's, 3 mm; negative: no push-out)")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other (same results)")
+	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (Eq. 4): each is lowered by it and the rest renormalised, so vertices skip joints that barely move them (0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: the database's weights as they are)")
 	_ = cmd.MarkFlagRequired("db")
 	return cmd
 }

@@ -4,7 +4,9 @@
 //
 //  1. synthesizes the fine garment for the pose from the wrinkle database
 //     (wrinkle.Synthesizer: per-joint interpolation, Eqs. 1–3, and
-//     influence blending, Eq. 4);
+//     influence blending, Eq. 4, with the database's influence weights
+//     soft-thresholded by Options.MinInfluence: a vertex skips the roles
+//     that barely move it);
 //  2. steps the coarse garment (wrinkle.NewCoarse: the fine garment
 //     decimated to about 700 vertices, skin weights kept) one frame with
 //     sim.Simulator: BDF2, body collision with a safety distance, layered

@@ -52,7 +52,16 @@ type Options struct {
 	// OnClamp is told the first time each joint angle is clamped to the
 	// database's sampled range (wrinkle.SynthOptions.OnClamp).
 	OnClamp func(wrinkle.Clamp)
+	// MinInfluence soft-thresholds the database's influence maps (Eq. 4)
+	// for the synthesis and pre-alignment: each weight is lowered by it
+	// and the rest renormalised (wrinkle.Regions.Pruned), so that a
+	// vertex skips the roles that barely move it. 0 means
+	// DefaultMinInfluence; negative keeps the maps as they are.
+	MinInfluence float64
 }
+
+// DefaultMinInfluence is Options.MinInfluence's default.
+const DefaultMinInfluence = 0.05
 
 // Stats report one Step: the time of each stage (wall clock; the first
 // two overlap unless Options.Serial) and what the stages found.
@@ -123,6 +132,17 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	}
 	if !(opt.FPS > 0 && opt.FPS <= 1000) {
 		return nil, fmt.Errorf("online: Options.FPS %g: want (0, 1000]", opt.FPS)
+	}
+	if !(opt.MinInfluence < 0.5) {
+		return nil, fmt.Errorf("online: Options.MinInfluence %g: want below 0.5", opt.MinInfluence)
+	}
+	if t := opt.MinInfluence; t >= 0 && db.Regions != nil {
+		if t == 0 {
+			t = DefaultMinInfluence
+		}
+		pruned := *db
+		pruned.Regions = db.Regions.Pruned(float32(t))
+		db = &pruned
 	}
 	names := db.Header.Rig.Names
 	rig, err := wrinkle.Bind(ch.Skeleton, &names)
