@@ -406,10 +406,11 @@ func (g *Regions) validate(n int) error {
 // leave a seam of height t·|δ_r − δ_s| where a weight crosses it). A
 // vertex whose weights are all at most t keeps its largest alone (the
 // first on a tie). With t = 0 only zero weights go (and the sums are
-// renormalised in float64); the receiver is not changed. It panics if t is negative or not finite.
-func (g *Regions) Pruned(t float32) *Regions {
+// renormalised in float64); the receiver is not changed. A threshold that
+// is negative or not finite is an error.
+func (g *Regions) Pruned(t float32) (*Regions, error) {
 	if !(t >= 0 && t < float32(math.Inf(1))) {
-		panic(fmt.Sprintf("wrinkle: Regions.Pruned threshold %v: want finite and non-negative", t))
+		return nil, fmt.Errorf("wrinkle: influence threshold %v: want finite and non-negative", t)
 	}
 	n := len(g.Region)
 	p := &Regions{Region: g.Region, Offsets: make([]int32, n+1),
@@ -438,5 +439,5 @@ func (g *Regions) Pruned(t float32) *Regions {
 		}
 		p.Offsets[v+1] = int32(len(p.Roles))
 	}
-	return p
+	return p, nil
 }

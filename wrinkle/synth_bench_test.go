@@ -76,7 +76,9 @@ func BenchmarkSynthFramePruned(b *testing.B) {
 			sc := newTransferScene(b, 46000)
 			db := *sc.db
 			if th > 0 {
-				db.Regions = db.Regions.Pruned(th)
+				var err error
+				db.Regions, err = db.Regions.Pruned(th)
+				must(b, err)
 			}
 			tr, err := NewTransfer(sc.fine, sc.coarse.Mesh, sc.coarse.FinePiece, sc.coarse.VertPiece, TransferOptions{Workers: 1})
 			must(b, err)

@@ -140,8 +140,12 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 		if t == 0 {
 			t = DefaultMinInfluence
 		}
+		regions, err := db.Regions.Pruned(float32(t))
+		if err != nil {
+			return nil, fmt.Errorf("online: %w", err)
+		}
 		pruned := *db
-		pruned.Regions = db.Regions.Pruned(float32(t))
+		pruned.Regions = regions
 		db = &pruned
 	}
 	names := db.Header.Rig.Names
