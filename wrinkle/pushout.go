@@ -395,10 +395,15 @@ func (b *BodyPush) pushPoint(i int, st *PushStats, miss *[]int32) {
 			return
 		}
 	}
+	var hit mesh.Hit
+	var ok bool
 	if walked {
-		h = walk.Tri
+		// The walk's closest point on its triangle is the query's test of
+		// that triangle (onTri: the same bits).
+		hit, ok = b.bvh.ClosestPointFromHit(x, b.Reach, walk)
+	} else {
+		hit, ok = b.bvh.ClosestPointFrom(x, b.Reach, h)
 	}
-	hit, ok := b.bvh.ClosestPointFrom(x, b.Reach, h)
 	st.Exact++
 	inside := false
 	if ok {
