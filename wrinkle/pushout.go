@@ -159,8 +159,12 @@ type BodyPush struct {
 	bvh       *mesh.BVH
 	m         mesh.Mesh // the body's triangles and current positions
 	top       *mesh.Topology
-	fn        []geom.Vec3 // face normals
-	hint      []int32
+	// adj is per body triangle and side k (TriEdges[t][k]) the other
+	// triangle of that edge where it has exactly two, else -1: the walk's
+	// one hop across an edge, without the edge's lists.
+	adj  [][3]int32
+	fn   []geom.Vec3 // face normals
+	hint []int32
 
 	held heldState // SetBodyPose
 
@@ -211,6 +215,19 @@ func NewBodyPush(rest []geom.Vec3, tris [][3]int32, n int, thickness, reach floa
 		return nil, fmt.Errorf("wrinkle: body: %w", err)
 	}
 	b.top = top
+	b.adj = make([][3]int32, len(tris))
+	for t := range tris {
+		for k, e := range top.TriEdges[t] {
+			o := int32(-1)
+			if et := top.EdgeTriangles(e); len(et) == 2 {
+				o = et[0]
+				if o == int32(t) {
+					o = et[1]
+				}
+			}
+			b.adj[t][k] = o
+		}
+	}
 	b.held.rest = append([]geom.Vec3(nil), rest...)
 	for i := range b.hint {
 		b.hint[i] = -1
@@ -297,9 +314,15 @@ func (b *BodyPush) pseudoNormal(tri int32, w [3]float64) geom.Vec3 {
 			}
 		}
 	case 1: // the edge opposite corner k
-		e := b.top.TriEdges[tri][(k+1)%3]
+		s := (k + 1) % 3
 		var n geom.Vec3
-		for _, ot := range b.top.EdgeTriangles(e) {
+		if o := b.adj[tri][s]; o >= 0 {
+			// Its two triangles in ascending order, as EdgeTriangles.
+			lo, hi := min(tri, o), max(tri, o)
+			n = n.Add(b.fn[lo])
+			return n.Add(b.fn[hi])
+		}
+		for _, ot := range b.top.EdgeTriangles(b.top.TriEdges[tri][s]) {
 			n = n.Add(b.fn[ot])
 		}
 		return n
@@ -524,7 +547,19 @@ func (b *BodyPush) walk(x geom.Vec3, t int32) (mesh.Hit, bool) {
 		case 0:
 			return hit, true
 		case 1: // the edge opposite corner k
-			cand = b.top.EdgeTriangles(b.top.TriEdges[hit.Tri][(k+1)%3])
+			s := (k + 1) % 3
+			if o := b.adj[hit.Tri][s]; o >= 0 {
+				// One triangle across: as the loop below over the
+				// edge's two.
+				if o != hit.Tri {
+					if h := b.onTri(x, o); h.Dist2 < hit.Dist2 {
+						hit = h
+						continue
+					}
+				}
+				return hit, true
+			}
+			cand = b.top.EdgeTriangles(b.top.TriEdges[hit.Tri][s])
 		default: // corner one
 			v := b.m.Tris[hit.Tri][one]
 			if b.cornerClosest(x, v) {
