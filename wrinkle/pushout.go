@@ -70,7 +70,8 @@ func (s *PushStats) Add(o PushStats) {
 // are outside, at Thickness or more. So a walk that ends outside at
 // Thickness or more leaves the point as it is, and every other point (a
 // walk that ends inside or nearer than Thickness) takes the exact query,
-// started from the walk's triangle (which bounds its search), so every
+// started from the walk's closest point (ClosestPointFromHit: it bounds
+// the search, and the walk's triangle is not tested again), so every
 // point moved is moved by the exact rule (but with body parts: below):
 // the walk never pushes a point to the wrong side. The walk is only local: where another part of the body
 // (arm and torso, the legs, a fold) has come nearer than c' and the point
