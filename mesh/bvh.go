@@ -517,9 +517,42 @@ func (b *BVH) ClosestPointFrom(p geom.Vec3, maxDist float64, hint int32) (Hit, b
 	s := bvhSearch{p: p, best: math.Nextafter(maxDist*maxDist, math.Inf(1)), slot: -1}
 	hs := b.slotOf[hint]
 	b.scan(&s, hs, hs+1, -1)
+	b.searchFrom(&s, hs)
+	return b.result(&s)
+}
+
+// ClosestPointFromHit is ClosestPointFrom(p, maxDist, h.Tri) for a caller
+// that has the closest point h to p on triangle h.Tri already (from
+// ClosestOnTriangle on the positions of the last Refit, with Dist2 summed
+// as |Point − p|² in x, y, z order, as a walk over the mesh gets it): it
+// takes h as the hint's test and returns the same result, one triangle
+// test sooner. h.Tri out of range gives ClosestPointWithin.
+func (b *BVH) ClosestPointFromHit(p geom.Vec3, maxDist float64, h Hit) (Hit, bool) {
+	if !(maxDist >= 0) {
+		return Hit{Tri: -1, Dist2: math.Inf(1)}, false
+	}
+	if h.Tri < 0 || int(h.Tri) >= len(b.slotOf) {
+		return b.ClosestPointWithin(p, maxDist)
+	}
+	s := bvhSearch{p: p, best: math.Nextafter(maxDist*maxDist, math.Inf(1)), slot: -1}
+	hs := b.slotOf[h.Tri]
+	if h.Dist2 < s.best {
+		s.best, s.slot = h.Dist2, hs
+		s.hit.Point, s.hit.Bary = h.Point, h.Bary
+	}
+	b.searchFrom(&s, hs)
+	return b.result(&s)
+}
+
+// searchFrom goes on with search s from leaf slot hs, whose own triangle
+// has been tested: the other triangles of its leaf, then up the path to
+// the root every sibling subtree whose box is closer than the best so far.
+func (b *BVH) searchFrom(s *bvhSearch, hs int32) {
+	p := s.p
 	node := b.leafOf[hs]
 	n := &b.nodes[node]
-	b.scan(&s, n.idx, n.idx+n.count, hs)
+	b.scan(s, n.idx, n.idx+n.count, hs)
+	var stack bvhStack
 	for cur := node; cur != 0; {
 		par := b.parent[cur]
 		sib := par + 1
@@ -527,11 +560,10 @@ func (b *BVH) ClosestPointFrom(p geom.Vec3, maxDist float64, hint int32) (Hit, b
 			sib = b.nodes[par].idx
 		}
 		if bvhBoxDist2(&b.nodes[sib], p) < s.best {
-			b.descend(&s, sib)
+			b.descendWith(s, sib, &stack)
 		}
 		cur = par
 	}
-	return b.result(&s)
 }
 
 // bvhSearch is the state of a closest-point search: the query point, the
@@ -570,11 +602,20 @@ func (b *BVH) result(s *bvhSearch) (Hit, bool) {
 	return h, true
 }
 
+// bvhStack is the stack of subtrees still to search, with their box
+// distances (bvhMaxDepth bounds its use).
+type bvhStack [64]bvhEntry
+
 // descend searches the subtree at node (whose box is closer than s.best)
 // depth first, nearer child first.
 func (b *BVH) descend(s *bvhSearch, node int32) {
+	var stack bvhStack
+	b.descendWith(s, node, &stack)
+}
+
+// descendWith is descend on the caller's (empty) stack.
+func (b *BVH) descendWith(s *bvhSearch, node int32, stack *bvhStack) {
 	p := s.p
-	var stack [64]bvhEntry
 	sp := 0
 	for {
 		n := &b.nodes[node]

@@ -222,6 +222,21 @@ func TestBVHClosestPoint(t *testing.T) {
 					if hf, ok := b.ClosestPointFrom(p, r*(1-1e-9), hint); ok || hf.Tri != -1 {
 						t.Fatalf("p %v from %d within %v found %v", p, hint, r*(1-1e-9), hf)
 					}
+					// Given the hint's closest point (as a walk computes
+					// it): ClosestPointFrom's result, bit for bit.
+					seed := Hit{Tri: hint}
+					if hint >= 0 && int(hint) < len(tc.tris) {
+						hr := tc.tris[hint]
+						seed.Point, seed.Bary = ClosestOnTriangle(p, tc.verts[hr[0]], tc.verts[hr[1]], tc.verts[hr[2]])
+						dx, dy, dz := seed.Point.X-p.X, seed.Point.Y-p.Y, seed.Point.Z-p.Z
+						seed.Dist2 = dx*dx + dy*dy + dz*dz
+					}
+					for _, f := range []float64{1 + 1e-9, 1 - 1e-9, 0.5} {
+						want, wok := b.ClosestPointFrom(p, r*f, hint)
+						if got, ok := b.ClosestPointFromHit(p, r*f, seed); got != want || ok != wok {
+							t.Fatalf("p %v from %d's closest point within %v: %v %v, ClosestPointFrom %v %v", p, hint, r*f, got, ok, want, wok)
+						}
+					}
 				}
 			}
 		})

@@ -142,6 +142,7 @@ func (b *BodyPush) setPatches(label []int32, n int) {
 			h.patchPart = append(h.patchPart, k.part)
 		}
 		h.patchOf[t] = id
+		b.tri[t].patch = id
 	}
 	np := len(ids)
 	// Each patch's corners as entries of its part's partVert range.
@@ -273,7 +274,7 @@ func (b *BodyPush) hold(i int, x geom.Vec3, tri int32, d float64) {
 		h.pt[i].d = -1
 		return
 	}
-	c := h.patchOf[tri]
+	c := b.tri[tri].patch
 	h.pt[i] = heldPoint{y: h.inv[h.gen%heldRing][h.patchPart[c]].apply(x), d: d, g: h.gen, c: c}
 }
 
@@ -283,7 +284,7 @@ func (b *BodyPush) hold(i int, x geom.Vec3, tri int32, d float64) {
 func (b *BodyPush) heldNow(i int, x geom.Vec3) bool {
 	h := b.hint[i]
 	return h >= 0 && b.refresh > 1 && (b.frame+uint64(i))%uint64(b.refresh) != 0 &&
-		b.watch[i] == 0 && b.heldAt(i, x) && b.riskUntil[h] <= b.frame
+		b.watch[i] == 0 && b.heldAt(i, x) && b.face[h].risk <= b.frame
 }
 
 // heldAt reports whether point i at x is held: its part's surface is

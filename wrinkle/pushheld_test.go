@@ -166,7 +166,7 @@ func TestBodyPushLocal(t *testing.T) {
 				continue
 			}
 			w, ok := bp.walk(p, h)
-			if !ok || bp.watch[i] != 0 || bp.riskUntil[w.Tri] > bp.frame {
+			if !ok || bp.watch[i] != 0 || bp.face[w.Tri].risk > bp.frame {
 				continue
 			}
 			if w.Dist2 < t2 && p.Sub(w.Point).Dot(bp.pseudoNormal(w.Tri, w.Bary)) >= 0 && bp.pushByWalk(p, w) {

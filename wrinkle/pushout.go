@@ -70,7 +70,8 @@ func (s *PushStats) Add(o PushStats) {
 // are outside, at Thickness or more. So a walk that ends outside at
 // Thickness or more leaves the point as it is, and every other point (a
 // walk that ends inside or nearer than Thickness) takes the exact query,
-// started from the walk's triangle (which bounds its search), so every
+// started from the walk's closest point (ClosestPointFromHit: it bounds
+// the search, and the walk's triangle is not tested again), so every
 // point moved is moved by the exact rule (but with body parts: below):
 // the walk never pushes a point to the wrong side. The walk is only local: where another part of the body
 // (arm and torso, the legs, a fold) has come nearer than c' and the point
@@ -141,13 +142,10 @@ type BodyPush struct {
 	refresh int     // Refresh or its default, for the running Push
 	frame   uint64  // Push calls so far
 	watch   []uint8 // per point: frames left of exact queries
-	// riskUntil is per body triangle the frame until which a walk that
-	// ends on it is checked by the exact query; miss and nmiss list per
-	// chunk of Push the triangles where walks missed (miss[lo:lo+nmiss[c]]
-	// for the chunk c starting at point lo).
-	riskUntil []uint64
-	miss      []int32
-	nmiss     []int
+	// miss and nmiss list per chunk of Push the triangles where walks
+	// missed (miss[lo:lo+nmiss[c]] for the chunk c starting at point lo).
+	miss  []int32
+	nmiss []int
 	// triPart is per body triangle its part (SetParts; nil: none),
 	// partVert[partStart[k]:partStart[k+1]] part k's corners and
 	// partBox their bounding box (min, max) in the current body.
@@ -159,8 +157,11 @@ type BodyPush struct {
 	bvh       *mesh.BVH
 	m         mesh.Mesh // the body's triangles and current positions
 	top       *mesh.Topology
-	fn        []geom.Vec3 // face normals
-	hint      []int32
+	// tri and face are per body triangle what a walk reads of it, packed
+	// for locality (a walk is a few dependent loads per point).
+	tri  []bodyTri
+	face []bodyFace
+	hint []int32
 
 	held heldState // SetBodyPose
 
@@ -169,6 +170,25 @@ type BodyPush struct {
 	part    []PushStats // per chunk of the running Push
 	pushFn  func(lo, hi int)
 	refitFn func(lo, hi int)
+}
+
+// bodyTri is a body triangle's fixed data: its corners, per side k
+// (TriEdges[t][k]) the other triangle of that edge where it has exactly
+// two, else -1 (the walk's hop across an edge without the edge's lists),
+// and its patch (pushheld.go; -1 without parts).
+type bodyTri struct {
+	v     [3]int32
+	adj   [3]int32
+	patch int32
+	_     int32
+}
+
+// bodyFace is a body triangle's data of the frame: its unit normal
+// (mesh.FaceNormals' arithmetic) and the frame until which a walk that
+// ends on it is checked by the exact query (riskFrames).
+type bodyFace struct {
+	n    geom.Vec3
+	risk uint64
 }
 
 // DefaultPushRefresh is BodyPush's default Refresh.
@@ -205,12 +225,26 @@ func NewBodyPush(rest []geom.Vec3, tris [][3]int32, n int, thickness, reach floa
 	}
 	b := &BodyPush{Thickness: thickness, Reach: reach, bvh: mesh.NewBVH(rest, tris),
 		m: mesh.Mesh{Verts: append([]geom.Vec3(nil), rest...), Tris: tris}, hint: make([]int32, n), watch: make([]uint8, n),
-		riskUntil: make([]uint64, len(tris)), miss: make([]int32, n), nmiss: make([]int, (n+pushChunk-1)/pushChunk)}
+		face: make([]bodyFace, len(tris)), miss: make([]int32, n), nmiss: make([]int, (n+pushChunk-1)/pushChunk)}
 	top, err := mesh.NewTopology(&b.m)
 	if err != nil {
 		return nil, fmt.Errorf("wrinkle: body: %w", err)
 	}
 	b.top = top
+	b.tri = make([]bodyTri, len(tris))
+	for t, tr := range tris {
+		b.tri[t] = bodyTri{v: tr, patch: -1}
+		for k, e := range top.TriEdges[t] {
+			o := int32(-1)
+			if et := top.EdgeTriangles(e); len(et) == 2 {
+				o = et[0]
+				if o == int32(t) {
+					o = et[1]
+				}
+			}
+			b.tri[t].adj[k] = o
+		}
+	}
 	b.held.rest = append([]geom.Vec3(nil), rest...)
 	for i := range b.hint {
 		b.hint[i] = -1
@@ -272,8 +306,19 @@ func (b *BodyPush) refitRange(lo, hi int) {
 	}
 }
 
+// normals sets the faces' unit normals to the body's positions, as
+// mesh.FaceNormals computes them (zero for a degenerate triangle).
 func (b *BodyPush) normals() {
-	b.fn = mesh.FaceNormals(&b.m, b.fn)
+	for i, t := range b.m.Tris {
+		a := b.m.Verts[t[0]]
+		n := b.m.Verts[t[1]].Sub(a).Cross(b.m.Verts[t[2]].Sub(a))
+		if l := n.Len(); l > 0 {
+			n = n.Scale(1 / l)
+		} else {
+			n = geom.Vec3{}
+		}
+		b.face[i].n = n
+	}
 }
 
 // pseudoNormal returns the pseudo-normal of the feature of triangle tri at
@@ -288,7 +333,8 @@ func (b *BodyPush) pseudoNormal(tri int32, w [3]float64) geom.Vec3 {
 			k = i
 		}
 	}
-	t := b.m.Tris[tri]
+	bt := &b.tri[tri]
+	t := bt.v
 	switch zero {
 	case 2: // a corner: the one with weight ~1
 		for i, c := range w {
@@ -297,14 +343,20 @@ func (b *BodyPush) pseudoNormal(tri int32, w [3]float64) geom.Vec3 {
 			}
 		}
 	case 1: // the edge opposite corner k
-		e := b.top.TriEdges[tri][(k+1)%3]
+		s := (k + 1) % 3
 		var n geom.Vec3
-		for _, ot := range b.top.EdgeTriangles(e) {
-			n = n.Add(b.fn[ot])
+		if o := bt.adj[s]; o >= 0 {
+			// Its two triangles in ascending order, as EdgeTriangles.
+			lo, hi := min(tri, o), max(tri, o)
+			n = n.Add(b.face[lo].n)
+			return n.Add(b.face[hi].n)
+		}
+		for _, ot := range b.top.EdgeTriangles(b.top.TriEdges[tri][s]) {
+			n = n.Add(b.face[ot].n)
 		}
 		return n
 	}
-	return b.fn[tri]
+	return b.face[tri].n
 }
 
 // Push moves the points p (the garment's, in its vertex order: the hints
@@ -331,7 +383,7 @@ func (b *BodyPush) Push(p []geom.Vec3) (PushStats, error) {
 		for _, t := range b.miss[c*pushChunk : c*pushChunk+k] {
 			for _, v := range b.m.Tris[t] {
 				for _, u := range b.top.VertTriangles(v) {
-					b.riskUntil[u] = b.frame + 1 + riskFrames
+					b.face[u].risk = b.frame + 1 + riskFrames
 				}
 			}
 		}
@@ -375,7 +427,7 @@ func (b *BodyPush) pushPoint(i int, st *PushStats, miss *[]int32) {
 	if walked && !due {
 		b.hint[i] = walk.Tri
 		d, pn := x.Sub(walk.Point), b.pseudoNormal(walk.Tri, walk.Bary)
-		trusted := b.watch[i] == 0 && b.riskUntil[walk.Tri] <= b.frame
+		trusted := b.watch[i] == 0 && b.face[walk.Tri].risk <= b.frame
 		if walk.Dist2 >= b.Thickness*b.Thickness && d.Dot(pn) >= 0 {
 			if trusted {
 				b.hold(i, x, walk.Tri, math.Sqrt(walk.Dist2))
@@ -395,10 +447,15 @@ func (b *BodyPush) pushPoint(i int, st *PushStats, miss *[]int32) {
 			return
 		}
 	}
+	var hit mesh.Hit
+	var ok bool
 	if walked {
-		h = walk.Tri
+		// The walk's closest point on its triangle is the query's test of
+		// that triangle (onTri: the same bits).
+		hit, ok = b.bvh.ClosestPointFromHit(x, b.Reach, walk)
+	} else {
+		hit, ok = b.bvh.ClosestPointFrom(x, b.Reach, h)
 	}
-	hit, ok := b.bvh.ClosestPointFrom(x, b.Reach, h)
 	st.Exact++
 	inside := false
 	if ok {
@@ -519,9 +576,21 @@ func (b *BodyPush) walk(x geom.Vec3, t int32) (mesh.Hit, bool) {
 		case 0:
 			return hit, true
 		case 1: // the edge opposite corner k
-			cand = b.top.EdgeTriangles(b.top.TriEdges[hit.Tri][(k+1)%3])
+			s := (k + 1) % 3
+			if o := b.tri[hit.Tri].adj[s]; o >= 0 {
+				// One triangle across: as the loop below over the
+				// edge's two.
+				if o != hit.Tri {
+					if h := b.onTri(x, o); h.Dist2 < hit.Dist2 {
+						hit = h
+						continue
+					}
+				}
+				return hit, true
+			}
+			cand = b.top.EdgeTriangles(b.top.TriEdges[hit.Tri][s])
 		default: // corner one
-			v := b.m.Tris[hit.Tri][one]
+			v := b.tri[hit.Tri].v[one]
 			if b.cornerClosest(x, v) {
 				return hit, true
 			}
@@ -547,7 +616,7 @@ func (b *BodyPush) walk(x geom.Vec3, t int32) (mesh.Hit, bool) {
 // onTri returns the closest point to x on body triangle t with the bits
 // of a BVH query that picks t.
 func (b *BodyPush) onTri(x geom.Vec3, t int32) mesh.Hit {
-	tr := &b.m.Tris[t]
+	tr := &b.tri[t].v
 	q, w := mesh.ClosestOnTriangle(x, b.m.Verts[tr[0]], b.m.Verts[tr[1]], b.m.Verts[tr[2]])
 	dx, dy, dz := q.X-x.X, q.Y-x.Y, q.Z-x.Z
 	return mesh.Hit{Tri: t, Point: q, Bary: w, Dist2: dx*dx + dy*dy + dz*dz}

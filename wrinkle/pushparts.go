@@ -53,6 +53,9 @@ func (b *BodyPush) SetParts(part []int32) error {
 	if part == nil {
 		b.triPart, b.partVert, b.partStart, b.partBox, b.partNear = nil, nil, nil, nil, nil
 		b.held = heldState{rest: b.held.rest, gen: b.held.gen}
+		for t := range b.tri {
+			b.tri[t].patch = -1
+		}
 		return nil
 	}
 	if len(part) != len(b.m.Tris) {
