@@ -500,9 +500,9 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.tRef.Seconds(), (r.tCoarse+r.tRefine).Seconds()/r.tRef.Seconds())
 	}
 	if r.cCoarse > 0 {
-		fmt.Fprintf(&b, "\ncpu          coarse %.1f s + refine %.1f s", r.cCoarse.Seconds(), r.cRefine.Seconds())
+		fmt.Fprintf(&b, "\ncpu          coarse %.2f s + refine %.2f s", r.cCoarse.Seconds(), r.cRefine.Seconds())
 		if r.ref != nil {
-			fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f, coarse/reference %.3f, refine/reference %.3f", r.cRef.Seconds(),
+			fmt.Fprintf(&b, "; reference %.2f s: (coarse+refine)/reference %.3f, coarse/reference %.3f, refine/reference %.3f", r.cRef.Seconds(),
 				(r.cCoarse+r.cRefine).Seconds()/r.cRef.Seconds(), r.cCoarse.Seconds()/r.cRef.Seconds(), r.cRefine.Seconds()/r.cRef.Seconds())
 			fmt.Fprintf(&b, "\n             (no run's time includes measuring penetration: all three are measured afterwards)")
 		}
