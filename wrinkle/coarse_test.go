@@ -1,6 +1,9 @@
 package wrinkle_test
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+	"math"
 	"slices"
 	"testing"
 
@@ -93,4 +96,39 @@ func joinMeshes(a, b *mesh.Mesh) *mesh.Mesh {
 		m.Tris = append(m.Tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
 	}
 	return m
+}
+
+// TestNewCoarseGolden pins the shortest-edge decimation's result on a
+// 12k-vertex tube (bent so that edge lengths vary) taken to 700 vertices:
+// a hash of the kept vertices and the coarse triangles. The decimation's
+// queue skips edges already queued; the collapses, and so every
+// synthesized frame, must stay as they were.
+func TestNewCoarseGolden(t *testing.T) {
+	fine := tube(0.05, 0.6, 60, 200)
+	for i, v := range fine.Verts {
+		s := 1 + 0.3*math.Sin(7*v.Y) + 0.05*math.Sin(float64(i))
+		fine.Verts[i] = geom.Vec3{X: v.X * s, Y: v.Y, Z: v.Z * (2 - s)}
+	}
+	c, err := wrinkle.NewCoarse(fine, oneJoint(len(fine.Verts)), wrinkle.CoarseOptions{Verts: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New64a()
+	var b [4]byte
+	put := func(x int32) {
+		binary.LittleEndian.PutUint32(b[:], uint32(x))
+		h.Write(b[:])
+	}
+	for _, k := range c.Kept {
+		put(k)
+	}
+	for _, tr := range c.Mesh.Tris {
+		put(tr[0])
+		put(tr[1])
+		put(tr[2])
+	}
+	const want = 0x721ae442c0128e48
+	if got := h.Sum64(); got != want {
+		t.Errorf("%d coarse vertices, %d triangles: hash %#x, want %#x", len(c.Mesh.Verts), len(c.Mesh.Tris), got, uint64(want))
+	}
 }

@@ -34,7 +34,8 @@ func decimate(m *mesh.Mesh, n int) (*mesh.Mesh, []int32, error) {
 		return m, kept, nil
 	}
 	d := &decimator{pos: m.Verts, tris: append([][3]int32(nil), m.Tris...), vt: make([][]int32, nv),
-		gone: make([]bool, len(m.Tris)), dead: make([]bool, nv), bnd: make([]bool, nv)}
+		gone: make([]bool, len(m.Tris)), dead: make([]bool, nv), bnd: make([]bool, nv),
+		queued: make(map[uint64]struct{})}
 	top, err := mesh.NewTopology(m)
 	if err != nil {
 		return nil, nil, err
@@ -55,6 +56,7 @@ func decimate(m *mesh.Mesh, n int) (*mesh.Mesh, []int32, error) {
 	alive := nv
 	for alive > n && d.h.Len() > 0 {
 		c := heap.Pop(&d.h).(edgeCand)
+		delete(d.queued, uint64(c.a)<<32|uint64(c.b))
 		if d.dead[c.a] || d.dead[c.b] || !d.adjacent(c.a, c.b) {
 			continue
 		}
@@ -104,12 +106,22 @@ type decimator struct {
 	dead []bool
 	bnd  []bool
 	h    edgeHeap
+	// queued holds the edges in h (key a<<32 | b, a < b): an edge already
+	// queued is not pushed again. Its copies would have the same key and
+	// pop one after another, the later ones finding nothing changed, so
+	// skipping them leaves the collapses as they were.
+	queued map[uint64]struct{}
 }
 
 func (d *decimator) push(a, b int32) {
 	if a > b {
 		a, b = b, a
 	}
+	k := uint64(a)<<32 | uint64(b)
+	if _, ok := d.queued[k]; ok {
+		return
+	}
+	d.queued[k] = struct{}{}
 	heap.Push(&d.h, edgeCand{l2: d.pos[a].Dist2(d.pos[b]), a: a, b: b})
 }
 
