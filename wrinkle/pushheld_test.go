@@ -41,12 +41,7 @@ func TestBodyPushHeld(t *testing.T) {
 				t.Fatalf("frame %d: point %d held, its walk ends at %g m (triangle %d)", frame, i, math.Sqrt(w.Dist2), w.Tri)
 			}
 		}
-		x := append([]geom.Vec3(nil), pts...)
-		y := append([]geom.Vec3(nil), pts...)
-		es, err := ex.Push(x)
-		must(t, err)
-		fs, err := bp.Push(y)
-		must(t, err)
+		x, y, es, fs := pushBoth(t, ex, bp, pts)
 		m := 0
 		for i := range y {
 			if y[i].Dist2(x[i]) <= 1e-18 {
@@ -173,12 +168,7 @@ func TestBodyPushLocal(t *testing.T) {
 				byWalk[i] = true
 			}
 		}
-		x := append([]geom.Vec3(nil), pts...)
-		y := append([]geom.Vec3(nil), pts...)
-		_, err := ex.Push(x)
-		must(t, err)
-		fs, err := bp.Push(y)
-		must(t, err)
+		x, y, _, fs := pushBoth(t, ex, bp, pts)
 		if fs.Local != len(byWalk) {
 			t.Fatalf("frame %d: %d pushed by their walk, predicted %d", frame, fs.Local, len(byWalk))
 		}
@@ -264,4 +254,17 @@ func (s *pushScene) pose(t *testing.T, frame int, pose skel.Pose) {
 	}
 	must(t, s.ex.SetBody(s.bodyX))
 	must(t, s.bp.SetBodyPose(s.bodyX, s.skin))
+}
+
+// pushBoth pushes a copy of pts with ex (the exact push-out) and another
+// with bp (the one under test) and returns both results and statistics.
+func pushBoth(t testing.TB, ex, bp *BodyPush, pts []geom.Vec3) (x, y []geom.Vec3, es, fs PushStats) {
+	t.Helper()
+	x = append([]geom.Vec3(nil), pts...)
+	y = append([]geom.Vec3(nil), pts...)
+	es, err := ex.Push(x)
+	must(t, err)
+	fs, err = bp.Push(y)
+	must(t, err)
+	return x, y, es, fs
 }

@@ -126,12 +126,7 @@ func TestBodyPushFast(t *testing.T) {
 				}
 				must(t, ex.SetBody(bodyX))
 				must(t, bp.SetBody(bodyX))
-				x := append([]geom.Vec3(nil), pts...)
-				y := append([]geom.Vec3(nil), pts...)
-				es, err := ex.Push(x)
-				must(t, err)
-				fs, err := bp.Push(y)
-				must(t, err)
+				x, y, es, fs := pushBoth(t, ex, bp, pts)
 				inside += es.Inside
 				deep += es.Deep
 				if tc.identity && es != fs {
