@@ -80,7 +80,8 @@ func (s *PushStats) Add(o PushStats) {
 //
 //   - every point gets the exact query every Refresh frames (point i in
 //     the frames f with (f + i) mod Refresh = 0, which spreads the queries
-//     evenly over the frames);
+//     evenly over the frames; with body parts, below, only every
+//     refreshFull-th of these refreshes is sure to be one);
 //   - every exact query checks the walk: where the walk ended farther than
 //     the query's closest point it found another local minimum; where
 //     that point is inside or within watchNear of the body, the point
@@ -91,15 +92,16 @@ func (s *PushStats) Add(o PushStats) {
 //
 // So a point is missed only where another part comes within Thickness of
 // it outside the watched regions, and at most until its next exact query
-// (Refresh − 1 frames). Refresh = 1 gives the exact push-out every frame.
+// (Refresh − 1 frames; with body parts, where its own part folds back,
+// Refresh·refreshFull − 1). Refresh = 1 gives the exact push-out every
+// frame.
 //
 // With body parts (SetParts: each triangle's dominant joint) a watched
 // point (or one on a risk triangle, or one due its refresh but for every
 // refreshFull-th) whose walk ends outside at Thickness or more is settled
-// without the query where
-// every other part's bounding box is Thickness or more from it: no
-// triangle of another part is that near and the point is inside none of
-// them, so the walk's part alone could be nearer than its walk says
+// without the query where every other part's bounding box is Thickness
+// or more from it: no triangle of another part is that near and the
+// point is inside none of them, so the walk's part alone could be nearer than its walk says
 // (through a fold of that part, as for any point between its queries). On
 // the procedural shirt through the walk (BenchmarkBodyPush) that settles
 // 42% of the watched points, none of which the exact query finds inside
@@ -137,7 +139,8 @@ type BodyPush struct {
 	// caller's and Workers−1 helpers); 0 means runtime.GOMAXPROCS(0).
 	Workers int
 	// Refresh is the period, in Push calls, of each point's exact query
-	// (above); 1 queries every point every frame, 0 means
+	// (above; with body parts the boxes settle all but every
+	// refreshFull-th); 1 queries every point every frame, 0 means
 	// DefaultPushRefresh.
 	Refresh int
 	refresh int     // Refresh or its default, for the running Push
