@@ -101,7 +101,8 @@ func (s *PushStats) Add(o PushStats) {
 // refreshFull-th) whose walk ends outside at Thickness or more is settled
 // without the query where every other part's bounding box is Thickness
 // or more from it: no triangle of another part is that near and the
-// point is inside none of them, so the walk's part alone could be nearer than its walk says
+// point is inside none of them, so the walk's part alone could be nearer
+// than its walk says
 // (through a fold of that part, as for any point between its queries). On
 // the procedural shirt through the walk (BenchmarkBodyPush) that settles
 // 42% of the watched points, none of which the exact query finds inside
@@ -204,9 +205,6 @@ const DefaultPushRefresh = 32
 // (refreshes k with k mod refreshFull = 0), which is the exact query
 // whatever the boxes say: it alone finds where the walk's own part folds
 // back nearer than the walk's point (within Refresh·refreshFull frames).
-// In bench synth (46k, the walk) 4 took the exact query at 8.0% of the
-// vertex-frames against 9.8% with every refresh exact, and gave the same
-// result hash.
 const refreshFull = 4
 
 // pushChunk is the number of points per chunk of Push, refitSerialBelow
