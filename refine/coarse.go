@@ -10,16 +10,17 @@ import "github.com/pleat-dev/pleat/sim"
 // patches' boundaries, not to resolve them; the refined patches keep
 // Params.MaxDt (1/60 s, as the uniform reference).
 //
-// Against 1/60 s, on the MakeHuman suit (CMU walk 02_01 and kick 11_01,
-// one run each): the coarse run's CPU time fell from about 3.0 to 2.5 s
-// on the walk (4.5 to 4.0 s on the kick), vertex-frames more than 2 mm
-// inside the body in the refined result were 0.020 % and 0.049 % (0.004 %
-// and 0.037 %), the refined curvature inside the regions 1.014 and 1.042
-// of the reference's (1.008 and 1.020), the largest refined strain 9.3 %
-// and 9.9 % (9.4 % and 9.5 %); the coarse walk's folds are a little
-// sharper, so the regions grew from 0.083 to 0.095 m² per frame. Without
-// the extra substeps of fast frames the kick's refined result had 0.34 %
-// of its vertex-frames deep inside.
+// Against 1/60 s, on the MakeHuman suit (CMU walk 02_01, 6 interleaved
+// runs of each at load 4-10): CPU time of coarse run and refinement over
+// that of the uniform reference, median 0.337 against 0.367 (the coarse
+// run's share 0.200 against 0.248; the refinement's 0.122 against 0.119,
+// as the coarse walk's folds come out a little sharper and the regions
+// grow from 0.083 to 0.095 m² per frame). Refined vertex-frames more than
+// 2 mm inside the body 0.020 % (0.004 %), curvature inside the regions
+// 1.014 of the reference's (1.008), largest strain 9.3 % (9.4 %); on the
+// kick (11_01) 0.049 %, 1.042 and 9.9 %. Without the extra substeps of
+// fast frames the kick's refined result had 0.34 % of its vertex-frames
+// deep inside (0.15 % with them for motions over 15 cm per substep).
 const CoarseMaxDt = 1.0 / 30
 
 // CoarseOptions returns the options of the coarse simulation to refine

@@ -43,6 +43,15 @@
 //     set changes, the patch is rebuilt and the vertices it had keep their
 //     positions and velocities (carried over by key).
 //
+// # The coarse simulation
+//
+// Run refines a coarse simulation that its caller made (pleat refine runs
+// package sim). CoarseOptions gives that run substeps of 1/30 s
+// (CoarseMaxDt) with sim's extra substeps in fast frames, where the
+// patches (Params.MaxDt) and the uniform reference step 1/60 s: the coarse
+// garment places the folds and holds the patches' boundaries, it does not
+// resolve them.
+//
 // # Measures
 //
 // Result.Measure compares a refined animation with the coarse one and with
