@@ -247,13 +247,12 @@ func (o *BodyOverlap) detect(bx []geom.Vec3, pass int, p Params) {
 			if con.Boundary || con.Tri < 0 {
 				continue
 			}
-			nb := vertexNormal(top, bx, b.tris, int32(v))
 			ng := o.cl.faceNormal(con.Tri)
-			c := ng.Dot(nb)
-			if math.Abs(c) < coverCos {
+			side := coverSide(top, bx, b.tris, int32(v), ng)
+			if side == 0 {
 				continue
 			}
-			if c < 0 {
+			if side < 0 {
 				ng = ng.Neg()
 			}
 			t := x.Sub(con.Point).Dot(ng)
@@ -379,6 +378,63 @@ func (o *BodyOverlap) undo(ctx *cloth.StepContext, strain float64) {
 		}
 	}
 }
+
+// coverSide returns the side of the skin that the cloth triangle with unit
+// normal ng covers at body vertex v (mesh of positions x, triangles tris,
+// topology top): +1 when c = ng·n_b ≥ coverCos, −1 when c ≤ −coverCos, 0
+// otherwise (the cloth lies across the skin), n_b being v's angle-weighted
+// normal (vertexNormal).
+//
+// n_b is Σθ_k·n_k/|Σθ_k·n_k| over v's triangles k, with corner angles
+// θ_k ≥ 0 and unit normals n_k, and |Σθ_k·n_k| ≤ Σθ_k; so when every
+// n_k·ng ≥ coverCos + coverMargin, c ≥ coverCos + coverMargin as well
+// (and symmetrically below −coverCos), and the angles (an arctangent per
+// triangle) are not needed: the test n_k·ng ≥ a is g > 0 and g² ≥ a²·|m_k|²
+// with g = m_k·ng for the unnormalised m_k = e1×e2 of the corner. The
+// margin, far above the rounding of c (about 1e-15), keeps the answer
+// the one vertexNormal's c gives, to which the mixed cases fall back.
+func coverSide(top *mesh.Topology, x []geom.Vec3, tris [][3]int32, v int32, ng geom.Vec3) int {
+	const a = coverCos + coverMargin
+	pos, neg, any := true, true, false
+	for _, t := range top.VertTriangles(v) {
+		tr := tris[t]
+		k := 0
+		for tr[k] != v {
+			k++
+		}
+		p0 := x[tr[k]]
+		m := x[tr[(k+1)%3]].Sub(p0).Cross(x[tr[(k+2)%3]].Sub(p0))
+		l2 := m.Dot(m)
+		if l2 == 0 {
+			continue // no weight in vertexNormal
+		}
+		any = true
+		g := m.Dot(ng)
+		far := g*g >= a*a*l2
+		pos = pos && g > 0 && far
+		neg = neg && g < 0 && far
+		if !pos && !neg {
+			break
+		}
+	}
+	switch {
+	case any && pos:
+		return 1
+	case any && neg:
+		return -1
+	}
+	c := ng.Dot(vertexNormal(top, x, tris, v))
+	switch {
+	case math.Abs(c) < coverCos:
+		return 0
+	case c < 0:
+		return -1
+	}
+	return 1
+}
+
+// coverMargin is the margin of coverSide's test without angles.
+const coverMargin = 1e-6
 
 // vertexNormal returns vertex v's angle-weighted unit normal (as
 // mesh.VertexNormals) on the mesh of positions x, triangles tris and

@@ -1,6 +1,8 @@
 package collide
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pleat-dev/pleat/cloth"
@@ -74,4 +76,87 @@ func TestBodyOverlapHexagon(t *testing.T) {
 			t.Fatalf("vertex %d: %v with one worker, %v with three", i, x1[i], x3[i])
 		}
 	}
+}
+
+// TestCoverSide checks coverSide against the rule it stands for, the sign
+// of c = ng·n_b when |c| ≥ coverCos (0 otherwise), on a jittered closed
+// cylinder and a nearly flat sheet (whose triangle normals lie within
+// about 1e-3 rad of each other, so that the angle-free test meets cases
+// within its margin): cloth normals drawn at random and drawn within
+// 1e-3 rad of the 60° cone where the rule changes, both signs.
+func TestCoverSide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	jitter := func(m *mesh.Mesh, s float64) *mesh.Mesh {
+		for i := range m.Verts {
+			m.Verts[i] = m.Verts[i].Add(geom.V(rng.Float64()-0.5, rng.Float64()-0.5, rng.Float64()-0.5).Scale(s))
+		}
+		return m
+	}
+	for _, m := range []*mesh.Mesh{jitter(cylinder(0.1, -0.1, 0.1, 12, 6), 0.02), jitter(sheet(0.2, 0.2, 8, 8, 0), 2e-5)} {
+		coverSideCases(t, rng, m)
+	}
+}
+
+func coverSideCases(t *testing.T, rng *rand.Rand, m *mesh.Mesh) {
+	t.Helper()
+	top, err := mesh.NewTopology(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit := func() geom.Vec3 {
+		for {
+			u := geom.V(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
+			if l := u.Len(); l > 1e-3 {
+				return u.Scale(1 / l)
+			}
+		}
+	}
+	fast, n := 0, 0
+	for v := range m.Verts {
+		nb := vertexNormal(top, m.Verts, m.Tris, int32(v))
+		for range 200 {
+			ng := unit()
+			if rng.IntN(2) == 0 {
+				// Near the cone: angle 60° ± 1e-3 rad from ±n_b.
+				u := ng.AddScaled(-ng.Dot(nb), nb)
+				u = u.Scale(1 / u.Len())
+				a := math.Pi/3 + (rng.Float64()-0.5)*2e-3
+				ng = nb.Scale(math.Cos(a)).AddScaled(math.Sin(a), u)
+				if rng.IntN(2) == 0 {
+					ng = ng.Neg()
+				}
+			}
+			want := 0
+			if c := ng.Dot(nb); math.Abs(c) >= coverCos {
+				want = 1
+				if c < 0 {
+					want = -1
+				}
+			}
+			if got := coverSide(top, m.Verts, m.Tris, int32(v), ng); got != want {
+				t.Fatalf("vertex %d, ng %v: coverSide %d, want %d (c = %.17g)", v, ng, got, want, ng.Dot(nb))
+			}
+			n++
+			if want != 0 && allFacesBeyond(top, m, int32(v), ng) {
+				fast++
+			}
+		}
+	}
+	if fast == 0 || fast == n {
+		t.Errorf("%d of %d cases decided without angles: the test covers one path only", fast, n)
+	}
+}
+
+// allFacesBeyond reports whether every triangle normal at v is within the
+// cone of coverSide's angle-free test around ±ng.
+func allFacesBeyond(top *mesh.Topology, m *mesh.Mesh, v int32, ng geom.Vec3) bool {
+	pos, neg := true, true
+	for _, t := range top.VertTriangles(v) {
+		tr := m.Tris[t]
+		c := geom.TriangleNormal(m.Verts[tr[0]], m.Verts[tr[1]], m.Verts[tr[2]])
+		g := c.Dot(ng) / c.Len()
+		pos = pos && g >= coverCos+coverMargin
+		neg = neg && g <= -coverCos-coverMargin
+	}
+	return pos || neg
 }

@@ -8,8 +8,8 @@
 // # Pipeline
 //
 //  1. Regions (Detector): per analysed frame, each coarse vertex's mean
-//     curvature |H| (mesh.Curvature: chen2015 §III.B Moreton–Séquin,
-//     eqs. 1–7, by default; §III.C Taubin, eqs. 8–13, or cotan); the local
+//     curvature |H| (mesh.Curvature: chen2015 §III.C Taubin, eqs. 8–13,
+//     by default; §III.B Moreton–Séquin, eqs. 1–7, or cotan); the local
 //     maxima over the 1-ring above Params.Peak; a region grown from each
 //     maximum ring by ring while |H| stays at least Params.Fraction of the
 //     peak (at most Params.Rings rings); the region's triangles are every
@@ -17,7 +17,8 @@
 //  2. Hysteresis (Schedule): a triangle marked at frame f is active from
 //     f − Params.Lead to f + Params.Hold; the active set changes only
 //     every Params.Every frames, and a vertex leaving the refined patch
-//     fades back to the coarse surface over Params.Fade frames.
+//     fades back to the coarse surface over one block (Params.Every
+//     frames).
 //  3. Refinement (Patch): the active triangles are split 1-to-4 by
 //     mesh.SubdivideTris (red–green closure: no T-junctions). New vertices
 //     are placed on the PN-triangle (Vlachos et al. 2001) cubic edge curve
@@ -42,6 +43,15 @@
 //     shares are not simulated but follow their targets. When the active
 //     set changes, the patch is rebuilt and the vertices it had keep their
 //     positions and velocities (carried over by key).
+//
+// # The coarse simulation
+//
+// Run refines a coarse simulation that its caller made (pleat refine runs
+// package sim). CoarseOptions gives that run substeps of 1/30 s
+// (CoarseMaxDt) with sim's extra substeps in fast frames, where the
+// patches (Params.MaxDt) and the uniform reference step 1/60 s: the coarse
+// garment places the folds and holds the patches' boundaries, it does not
+// resolve them.
 //
 // # Measures
 //

@@ -41,6 +41,9 @@ type Options struct {
 	// substeps in frames where the garments' skinned shapes move more than
 	// 10 cm (maxSubstepMove).
 	MaxDt float64
+	// FastSubsteps adds those substeps of fast frames (maxSubstepMove) to
+	// a set MaxDt too; without it a set MaxDt alone gives the substeps.
+	FastSubsteps bool
 	// Thickness is the body safety distance, m; 0 means 3 mm.
 	Thickness float64
 	// Frictionless turns body friction off.

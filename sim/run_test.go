@@ -206,6 +206,25 @@ func TestRunJumpCapped(t *testing.T) {
 	}
 }
 
+// TestRunFastSubsteps: with a MaxDt set, the jump of TestRunJumpCapped
+// gets the substeps of fast frames only with Options.FastSubsteps.
+func TestRunFastSubsteps(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		s, err := scene.Load(scene.Spec{Resolution: 700, End: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Clip.Poses[6].Root = s.Clip.Poses[6].Root.Add(geom.V(100, 0, 0))
+		res, _ := Run(context.Background(), s, Options{MaxDt: 1.0 / 30, FastSubsteps: fast, Settle: -1}, nil)
+		noted := res != nil && slices.ContainsFunc(res.Notes, func(n string) bool {
+			return strings.Contains(n, fmt.Sprintf("up to %d substeps", maxFastSubsteps))
+		})
+		if noted != fast {
+			t.Errorf("FastSubsteps %v: note of %d substeps %v", fast, maxFastSubsteps, noted)
+		}
+	}
+}
+
 // TestRunMakeHuman runs the MakeHuman casual suit on the CMU walk for 20
 // frames when PLEAT_ASSETS names the asset folder: no divergence (it
 // diverged during the settle phase before), penetration, stretch and

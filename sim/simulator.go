@@ -238,7 +238,7 @@ func (s *Simulator) Step(ctx context.Context, pose skel.Pose, out *Frame) error 
 	skin := skel.SkinMatrices(s.sk, pose, s.skin)
 	s.skin = skin
 	minSub := 0
-	if s.opt.MaxDt == 0 {
+	if s.opt.MaxDt == 0 || s.opt.FastSubsteps {
 		minSub = s.fast.substeps(s.moves.move(skin), s.dt, s.maxDt)
 	}
 	if err := s.advance(pose, skin, t0, t1, t1-t0, minSub, &st); err != nil {

@@ -35,6 +35,7 @@ type refineFlags struct {
 	noReference bool
 	renders     string
 	substeps    int
+	coarseSteps int
 }
 
 func newRefineCmd() *cobra.Command {
@@ -45,7 +46,8 @@ func newRefineCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "refine",
 		Short: "Add wrinkles by local refinement of a coarse simulation (chen2015)",
-		Long: `refine simulates the garments coarsely, finds wrinkle regions around
+		Long: `refine simulates the garments coarsely (substeps of 1/30 s, more in
+fast frames: refine.CoarseOptions), finds wrinkle regions around
 curvature maxima on every frame, refines them 1-to-4 (red-green, new
 vertices on a smooth surface) and simulates them again with their boundary
 held to the coarse result and with body collision (Chen, He and Yu 2015).
@@ -91,7 +93,8 @@ report.txt, and PNG renders with curvature heat maps (--renders).`,
 	fl.IntVar(&rf.p.Every, "every", 5, "frames between changes of the refined regions")
 	fl.IntVar(&rf.p.Lead, "lead", 3, "frames a region is refined before its curvature is found")
 	fl.IntVar(&rf.p.Hold, "hold", 5, "frames a region stays refined after its curvature is last found")
-	fl.IntVar(&rf.substeps, "patch-substeps", 0, "cloth substeps per frame of the refined patches (0: as the coarse simulation)")
+	fl.IntVar(&rf.substeps, "patch-substeps", 0, "cloth substeps per frame of the refined patches (0: as the reference, one per 1/60 s, or --substeps)")
+	fl.IntVar(&rf.coarseSteps, "coarse-substeps", 0, "cloth substeps per frame of the coarse simulation, more in fast frames (0: one per 1/30 s, or --substeps)")
 	fl.BoolVar(&rf.noReference, "no-reference", false, "skip the uniformly refined reference simulation")
 	fl.StringVar(&rf.renders, "renders", "middle", `frames to render (coarse, refined, reference, with heat maps; "" for none)`)
 	return cmd
@@ -112,8 +115,8 @@ func (rf *refineFlags) resolve() error {
 	if !(rf.p.Peak > 0 && rf.p.Peak <= 1e4) || !(rf.p.Fraction > 0 && rf.p.Fraction <= 1) {
 		return fmt.Errorf("--peak %g, --fraction %g: want (0, 1e4] and (0, 1]", rf.p.Peak, rf.p.Fraction)
 	}
-	if rf.substeps < 0 || rf.substeps > 1000 {
-		return fmt.Errorf("--patch-substeps %d out of range [0, 1000]", rf.substeps)
+	if rf.substeps < 0 || rf.substeps > 1000 || rf.coarseSteps < 0 || rf.coarseSteps > 1000 {
+		return fmt.Errorf("--patch-substeps %d, --coarse-substeps %d: want [0, 1000]", rf.substeps, rf.coarseSteps)
 	}
 	if rf.p.Rings < 0 || rf.p.Rings > 100 || rf.p.Every < 1 || rf.p.Every > 1000 || rf.p.Lead < 0 || rf.p.Lead > 1000 || rf.p.Hold < 0 || rf.p.Hold > 1000 {
 		return fmt.Errorf("--rings %d, --every %d, --lead %d, --hold %d out of range", rf.p.Rings, rf.p.Every, rf.p.Lead, rf.p.Hold)
@@ -163,7 +166,10 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 	// untimed, for the coarse, refined and reference results alike, so the
 	// three times count the same work.
 	opt.NoPenetration = true
-	copt := opt
+	copt := refine.CoarseOptions(opt)
+	if rf.coarseSteps > 0 {
+		copt.MaxDt, copt.FastSubsteps = 1/(s.Clip.FPS*float64(rf.coarseSteps)), true
+	}
 	t, c := time.Now(), cpuNow()
 	if run.coarse, err = simulateBar(ctx, cmd, s, copt, "coarse"); err != nil {
 		return err
