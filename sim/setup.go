@@ -51,7 +51,8 @@ func (s *Simulator) hookCollisions() error {
 // where the body's vertices come through them between its vertices (a knee
 // through a skirt; collide.BodyOverlap), before its body collider, which
 // then has the last word on its vertices; not to a piece whose median rest
-// edge is longer than bodyOverlapMaxEdge.
+// edge is longer than bodyOverlapMaxEdge or shorter than
+// Options.BodyOverlapMinEdge.
 func (s *Simulator) hookBodyOverlap(i int, cp collide.Params) error {
 	c := s.cloths[i]
 	rest := slices.Clone(c.EdgeRest())
@@ -59,7 +60,7 @@ func (s *Simulator) hookBodyOverlap(i int, cp collide.Params) error {
 		return nil
 	}
 	slices.Sort(rest)
-	if rest[len(rest)/2] > bodyOverlapMaxEdge {
+	if med := rest[len(rest)/2]; med > bodyOverlapMaxEdge || med < s.opt.BodyOverlapMinEdge {
 		return nil
 	}
 	bo, err := collide.NewBodyOverlap(s.body.copies[i], c, s.meshes[i], cp)

@@ -175,6 +175,9 @@ func resolveOptions(opt Options) (resolved, error) {
 	if !(r.maxDt > 0) || math.IsInf(r.maxDt, 0) {
 		return r, fmt.Errorf("sim: largest substep %g s out of range", r.maxDt)
 	}
+	if m := opt.BodyOverlapMinEdge; !(m >= 0) || math.IsInf(m, 0) {
+		return r, fmt.Errorf("sim: shortest body-overlap edge %g m must be finite and not negative", m)
+	}
 	r.workers = opt.Workers
 	if r.workers <= 0 {
 		r.workers = runtime.GOMAXPROCS(0)

@@ -201,6 +201,9 @@ func TestResumeShardMerge(t *testing.T) {
 		t.Errorf("header settings record strain relaxation %g and sim's %g, want %g beside plain simulator settings",
 			rec.StrainRelax, rec.Sim.StrainLimitRelax, DefaultStrainRelax)
 	}
+	if rec.Sim.BodyOverlapMinEdge != DefaultBodyOverlapMinEdge {
+		t.Errorf("header settings record a body-overlap edge bound of %g m, want the build's default %g", rec.Sim.BodyOverlapMinEdge, DefaultBodyOverlapMinEdge)
+	}
 }
 
 // TestPoseCheck checks which samples the pose check finds invalid, before
