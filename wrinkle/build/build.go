@@ -97,17 +97,10 @@ const DefaultHold = 9
 // DefaultBodyOverlapMinEdge is the build's sim.Options.BodyOverlapMinEdge
 // (m): pieces whose median rest edge is shorter collide with the body at
 // their vertices alone. Below 21 mm a triangle held at the 3 mm safety
-// distance at its corners keeps a body feature of radius 2 cm out of its
-// interior (L²/(8R) < 3 mm). On male_casualsuit02 refined to 25k vertices
-// (median edges 10 mm, and 20 mm on the 6k garment of the coarse stage)
-// the hook is off in both stages: over shards 3, 16 and 17 of 40 (36
-// samples) the build took 18% less CPU (779 → 640 s), the deepest vertex
-// of a sample was 25.3 mm instead of 40.9 mm, and the deep flexions came
-// to rest sooner (left knee 135°: 40+107 → 29+19 frames, 40.9 → 6.2 mm);
-// some samples went deeper (left shoulder flexed 90°, abducted 110°,
-// twisted −60°: 4.5 → 19.9 mm; hips by 1–2 mm). The procedural suit at 4k
-// vertices (22 and 24 mm) and the MakeHuman female_elegantsuit01 (22.5
-// and 40.4 mm) keep the hook.
+// distance at its corners keeps a body feature of radius R = 2 cm out of
+// its interior (its sag L²/(8R) < 3 mm), and where the body overlaps
+// itself (the back of a deeply flexed knee) the hook pushes cloth from
+// one limb into the other instead of releasing it (issue 18, item 6).
 const DefaultBodyOverlapMinEdge = 0.021
 
 // DefaultStrainRelax is the strain limiting over-relaxation of the
