@@ -54,6 +54,13 @@ type BVH struct {
 	leafStart []int32
 	leafVert  []int32
 	leafNum   []int32 // node → its leaf number (-1 for inner nodes)
+
+	// For RefitVerts (listed by its first call): the leaf nodes of each
+	// vertex, vertLeaf[vertLeafStart[v]:vertLeafStart[v+1]], and scratch.
+	vertLeafStart, vertLeaf []int32
+	dirty                   []int32
+	stamp                   []uint32 // per node: the call that listed it
+	gen                     uint32
 }
 
 // bvhNode is one node of the flat tree. An inner node (count == 0) has its
@@ -415,6 +422,8 @@ func (b *BVH) Clone() *BVH {
 	c := *b
 	c.nodes = append([]bvhNode(nil), b.nodes...)
 	c.vx = append([]geom.Vec3(nil), b.vx...)
+	c.dirty, c.stamp, c.gen = nil, nil, 0
+	c.vertLeafStart, c.vertLeaf = nil, nil
 	return &c
 }
 

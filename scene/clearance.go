@@ -215,7 +215,10 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 	rep.WorstBefore, rep.WorstAfter = math.Inf(1), math.Inf(1)
 	rep.UpperBefore, rep.UpperAfter = math.Inf(1), math.Inf(1)
 	pose := skel.Pose{}
-	var moved []geom.Vec3
+	// The body holds bodyX, with the armpit skin of side movedSide (-1:
+	// none) moved by that arm's last tried abduction.
+	movedSide := -1
+	var movedX []geom.Vec3
 	// worst returns the smallest signed distances of the tested vertices
 	// (forearm and hand, upper arm) of body positions at(v).
 	worst := func(a armSide, at func(v int32) geom.Vec3) (fore, upper float64) {
@@ -232,10 +235,24 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		}
 		return fore, upper
 	}
+	// restore puts the armpit skin that the other side's abduction moved
+	// back to bodyX before side si tries its own.
+	restore := func(si int) error {
+		if movedSide < 0 || movedSide == si {
+			return nil
+		}
+		ms := movedSide
+		movedX = movedX[:0]
+		for _, v := range moves[ms] {
+			movedX = append(movedX, bodyX[v])
+		}
+		movedSide = -1
+		return body.MoveVerts(moves[ms], movedX)
+	}
 	// slack returns how far side si's tested vertices are beyond their
 	// margins (negative: closer) with that arm rotated by angle a, and the
 	// two distances.
-	slack := func(f, si int, a float64) (sl, fore, upper float64) {
+	slack := func(f, si int, a float64) (sl, fore, upper float64, err error) {
 		p := s.Clip.Poses[f]
 		pose.Root = p.Root
 		pose.Rot = append(pose.Rot[:0], p.Rot...)
@@ -243,33 +260,52 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		abduct(sk, &pose, world, sides[si], a)
 		skin = skel.SkinMatrices(sk, pose, skin)
 		// The torso skin that follows the arm (some weight on it, at the
-		// armpit) moves with it.
-		moved = append(moved[:0], bodyX...)
-		for _, v := range moves[si] {
-			moved[v] = lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin)
+		// armpit) moves with it; the other arm's armpit goes back.
+		if err := restore(si); err != nil {
+			return 0, 0, 0, err
 		}
-		body.SetFrame(moved)
-		body.Update(0)
+		movedX = movedX[:0]
+		for _, v := range moves[si] {
+			movedX = append(movedX, lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin))
+		}
+		if err := body.MoveVerts(moves[si], movedX); err != nil {
+			return 0, 0, 0, err
+		}
+		movedSide = si
 		fore, upper = worst(sides[si], func(v int32) geom.Vec3 { return lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin) })
-		return math.Min(fore-margin, upper-upperMargin), fore, upper
+		return math.Min(fore-margin, upper-upperMargin), fore, upper, nil
 	}
 	for f := range s.Clip.Poses {
 		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
+		body.SetFrame(bodyX)
+		body.Update(0)
+		movedSide = -1
 		for si := range sides {
-			s0, fore, upper := slack(f, si, 0)
+			s0, fore, upper, err := slack(f, si, 0)
+			if err != nil {
+				return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
+			}
 			rep.WorstBefore = math.Min(rep.WorstBefore, fore)
 			rep.UpperBefore = math.Min(rep.UpperBefore, upper)
 			if s0 >= 0 {
 				continue
 			}
-			if s1, _, _ := slack(f, si, armMaxAngle); s1 < 0 {
+			s1, _, _, err := slack(f, si, armMaxAngle)
+			if err != nil {
+				return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
+			}
+			if s1 < 0 {
 				angles[f][si] = armMaxAngle
 				continue
 			}
 			lo, hi := 0.0, armMaxAngle
 			for it := 0; it < 7; it++ { // 30°/2⁷ ≈ 0.23°
 				mid := (lo + hi) / 2
-				if sm, _, _ := slack(f, si, mid); sm >= 0 {
+				sm, _, _, err := slack(f, si, mid)
+				if err != nil {
+					return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
+				}
+				if sm >= 0 {
 					hi = mid
 				} else {
 					lo = mid
