@@ -388,22 +388,28 @@ func (b *BVH) RefitPart(verts []geom.Vec3, i int) {
 	copy(b.vx[i*b.nverts/np:(i+1)*b.nverts/np], verts[i*b.nverts/np:(i+1)*b.nverts/np])
 	p := b.parts[i]
 	for j := p[1] - 1; j >= p[0]; j-- {
-		n := &b.nodes[j]
-		if n.count > 0 {
-			k := b.leafNum[j]
-			vs := b.leafVert[b.leafStart[k]:b.leafStart[k+1]]
-			lo := verts[vs[0]]
-			hi := lo
-			for _, v := range vs[1:] {
-				q := verts[v]
-				lo, hi = bvhMin(lo, q), bvhMax(hi, q)
-			}
-			n.min, n.max = lo, hi
-			continue
-		}
-		l, r := &b.nodes[j+1], &b.nodes[n.idx]
-		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
+		b.fitNode(verts, j)
 	}
+}
+
+// fitNode bounds node j: a leaf by its distinct vertices at verts, an
+// inner node by its children's boxes (which must be fitted).
+func (b *BVH) fitNode(verts []geom.Vec3, j int32) {
+	n := &b.nodes[j]
+	if n.count > 0 {
+		k := b.leafNum[j]
+		vs := b.leafVert[b.leafStart[k]:b.leafStart[k+1]]
+		lo := verts[vs[0]]
+		hi := lo
+		for _, v := range vs[1:] {
+			q := verts[v]
+			lo, hi = bvhMin(lo, q), bvhMax(hi, q)
+		}
+		n.min, n.max = lo, hi
+		return
+	}
+	l, r := &b.nodes[j+1], &b.nodes[n.idx]
+	n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
 }
 
 // RefitTop refits the nodes above the parts (see RefitParts), once every

@@ -50,22 +50,7 @@ func (b *BVH) RefitVerts(verts []geom.Vec3, changed []int32) {
 	// in decreasing node order is bottom-up.
 	slices.Sort(dirty)
 	for k := len(dirty) - 1; k >= 0; k-- {
-		j := dirty[k]
-		n := &b.nodes[j]
-		if n.count > 0 {
-			l := b.leafNum[j]
-			vs := b.leafVert[b.leafStart[l]:b.leafStart[l+1]]
-			lo := verts[vs[0]]
-			hi := lo
-			for _, v := range vs[1:] {
-				q := verts[v]
-				lo, hi = bvhMin(lo, q), bvhMax(hi, q)
-			}
-			n.min, n.max = lo, hi
-			continue
-		}
-		l, r := &b.nodes[j+1], &b.nodes[n.idx]
-		n.min, n.max = bvhMin(l.min, r.min), bvhMax(l.max, r.max)
+		b.fitNode(verts, dirty[k])
 	}
 	b.dirty = dirty[:0]
 }
