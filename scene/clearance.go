@@ -88,67 +88,146 @@ type armSide struct {
 // angles are then dilated over ±0.1 s and smoothed over time so that the
 // arm moves without pops.
 func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err error) {
-	ch := s.Character
-	sk := ch.Skeleton
-	sides := findArms(sk)
-	if len(sides) != 2 {
-		return rep, false, nil
+	c, ok, err := newArmClearer(s, margin)
+	if !ok || err != nil {
+		return rep, false, err
 	}
-	// Dominant-joint classification of the skin.
-	nv := len(ch.Body.Verts)
-	if ch.Weights.NumVerts() != nv {
-		return rep, false, fmt.Errorf("scene: %d weight lists for %d body vertices", ch.Weights.NumVerts(), nv)
-	}
-	// Per vertex and arm: the weight on the arm's subtree below the arm
-	// joint, the weight on the arm joint itself, and whether any weight is
-	// on the arm (joint or below: the vertex moves when the arm does).
-	armW := make([][2]float64, nv)
-	jointW := make([][2]float64, nv)
-	onArm := make([][2]bool, nv)
-	var excl []bool
-	{
-		excl = make([]bool, sk.NumJoints())
-		for _, a := range sides {
-			for j, in := range a.subtree {
-				if in {
-					excl[j] = true
-				}
-			}
-			if p := sk.Joints()[a.joint].Parent; p >= 0 {
-				excl[p] = true
+	rep.WorstBefore, rep.WorstAfter = math.Inf(1), math.Inf(1)
+	rep.UpperBefore, rep.UpperAfter = math.Inf(1), math.Inf(1)
+	angles := make([][2]float64, len(s.Clip.Poses))
+	for f := range s.Clip.Poses {
+		c.setFrame(s.Clip.Poses[f])
+		for si := range c.sides {
+			if angles[f][si], err = c.angle(f, si, &rep); err != nil {
+				return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
 			}
 		}
 	}
-	outside := make([]bool, nv)
+	smoothAngles(angles, s.Clip.FPS)
+	c.apply(angles, &rep)
+	return rep, true, nil
+}
+
+// armClearer holds what ClearArms tests: the two arms with their tested
+// skin, the torso and legs as an obstacle body, and the scratch of the
+// pose being tried.
+type armClearer struct {
+	s                   *Scene
+	sides               []armSide
+	margin, upperMargin float64
+	// body is the skin that no arm moves (torso, legs, head) at the frame
+	// being tested, bodyX its positions, with the armpit skin of side
+	// movedSide (−1: none) moved by that arm's last tried abduction.
+	body      *collide.Body
+	bodyX     []geom.Vec3
+	moves     [2][]int32 // per side: the obstacle vertices its abduction moves
+	movedSide int
+	movedX    []geom.Vec3
+
+	pose        skel.Pose
+	skin, world []geom.Rigid
+}
+
+// armWeights classifies the skin by the arms' weights: per vertex and arm,
+// the weight on the arm's subtree below the arm joint (arm), on the arm
+// joint itself (joint), and whether any weight is on the arm (onArm: the
+// vertex moves when the arm does); outside marks the vertices mostly
+// bound to joints off both arms and their parents (the obstacle).
+type armWeights struct {
+	arm, joint [][2]float64
+	onArm      [][2]bool
+	outside    []bool
+}
+
+// newArmClearer prepares the clearance of s's arms; ok is false for a rig
+// or body it does not apply to.
+func newArmClearer(s *Scene, margin float64) (*armClearer, bool, error) {
+	ch := s.Character
+	sides := findArms(ch.Skeleton)
+	if len(sides) != 2 {
+		return nil, false, nil
+	}
+	nv := len(ch.Body.Verts)
+	if ch.Weights.NumVerts() != nv {
+		return nil, false, fmt.Errorf("scene: %d weight lists for %d body vertices", ch.Weights.NumVerts(), nv)
+	}
+	aw := classifyArms(ch.Skeleton, ch.Weights, sides, nv)
+	if !pickTested(ch.Skeleton, ch.Body.Verts, aw, sides) {
+		return nil, false, nil
+	}
+	var obst [][3]int32
+	for _, t := range ch.Body.Tris {
+		if aw.outside[t[0]] && aw.outside[t[1]] && aw.outside[t[2]] {
+			obst = append(obst, t)
+		}
+	}
+	if len(obst) == 0 {
+		return nil, false, nil
+	}
+	body, err := collide.NewBody(&mesh.Mesh{Verts: ch.Body.Verts, Tris: obst})
+	if err != nil {
+		return nil, false, fmt.Errorf("scene: arm clearance: %w", err)
+	}
+	c := &armClearer{s: s, sides: sides, margin: margin, upperMargin: math.Min(margin, UpperArmClearance), body: body, movedSide: -1}
+	// The obstacle vertices an abduction of each arm moves (some weight on
+	// the arm: the side of the chest at the armpit).
+	inObst := make([]bool, nv)
+	for _, t := range obst {
+		inObst[t[0]], inObst[t[1]], inObst[t[2]] = true, true, true
+	}
 	for v := 0; v < nv; v++ {
-		js, ws := ch.Weights.Influences(v)
+		for si := range sides {
+			if inObst[v] && aw.onArm[v][si] {
+				c.moves[si] = append(c.moves[si], int32(v))
+			}
+		}
+	}
+	return c, true, nil
+}
+
+// classifyArms computes the armWeights of a body of nv vertices.
+func classifyArms(sk *skel.Skeleton, w skel.Weights, sides []armSide, nv int) armWeights {
+	aw := armWeights{arm: make([][2]float64, nv), joint: make([][2]float64, nv), onArm: make([][2]bool, nv), outside: make([]bool, nv)}
+	excl := make([]bool, sk.NumJoints())
+	for _, a := range sides {
+		for j, in := range a.subtree {
+			if in {
+				excl[j] = true
+			}
+		}
+		if p := sk.Joints()[a.joint].Parent; p >= 0 {
+			excl[p] = true
+		}
+	}
+	for v := 0; v < nv; v++ {
+		js, ws := w.Influences(v)
 		inArm, out := [2]float64{}, 0.0
 		for k, j := range js {
 			for si, a := range sides {
 				switch {
 				case int(j) == a.joint:
-					jointW[v][si] += float64(ws[k])
-					onArm[v][si] = true
+					aw.joint[v][si] += float64(ws[k])
+					aw.onArm[v][si] = true
 				case a.subtree[j]:
 					inArm[si] += float64(ws[k])
-					onArm[v][si] = true
+					aw.onArm[v][si] = true
 				}
 			}
 			if !excl[j] {
 				out += float64(ws[k])
 			}
 		}
-		armW[v] = inArm
-		outside[v] = out >= 0.5
+		aw.arm[v] = inArm
+		aw.outside[v] = out >= 0.5
 	}
-	sample := func(all []int32) []int32 {
-		var out []int32
-		stride := max(1, (len(all)+armSamples-1)/armSamples)
-		for k := 0; k < len(all); k += stride {
-			out = append(out, all[k])
-		}
-		return out
-	}
+	return aw
+}
+
+// pickTested fills each side's tested vertices: forearm and hand skin
+// (mostly weighted below the arm joint) and the upper arm's skin from
+// upperArmFrom of the way to the elbow, each thinned to armSamples. It
+// returns false when an arm has no forearm or hand skin.
+func pickTested(sk *skel.Skeleton, verts []geom.Vec3, aw armWeights, sides []armSide) bool {
 	rest := sk.RestWorld()
 	for si := range sides {
 		a := &sides[si]
@@ -162,185 +241,164 @@ func (s *Scene) ClearArms(margin float64) (rep ArmClearanceReport, ok bool, err 
 		}
 		axis := elbow.Sub(sh)
 		l2 := axis.Len2()
-		for v := 0; v < nv; v++ {
-			if armW[v][si] >= 0.5 {
+		for v := range verts {
+			if aw.arm[v][si] >= 0.5 {
 				all = append(all, int32(v))
 				continue
 			}
-			if l2 > 0 && jointW[v][si] >= 0.5 && ch.Body.Verts[v].Sub(sh).Dot(axis) >= upperArmFrom*l2 {
+			if l2 > 0 && aw.joint[v][si] >= 0.5 && verts[v].Sub(sh).Dot(axis) >= upperArmFrom*l2 {
 				upper = append(upper, int32(v))
 			}
 		}
-		a.verts, a.upper = sample(all), sample(upper)
+		a.verts, a.upper = thin(all), thin(upper)
 		if len(a.verts) == 0 {
-			return rep, false, nil
+			return false
 		}
 	}
-	upperMargin := math.Min(margin, UpperArmClearance)
-	var obst [][3]int32
-	for _, t := range ch.Body.Tris {
-		if outside[t[0]] && outside[t[1]] && outside[t[2]] {
-			obst = append(obst, t)
-		}
-	}
-	if len(obst) == 0 {
-		return rep, false, nil
-	}
-	body, err := collide.NewBody(&mesh.Mesh{Verts: ch.Body.Verts, Tris: obst})
-	if err != nil {
-		return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
-	}
-	// The obstacle vertices an abduction of each arm moves (some weight on
-	// the arm: the side of the chest at the armpit).
-	var moves [2][]int32
-	{
-		inObst := make([]bool, nv)
-		for _, t := range obst {
-			inObst[t[0]], inObst[t[1]], inObst[t[2]] = true, true, true
-		}
-		for v := 0; v < nv; v++ {
-			for si := range sides {
-				if inObst[v] && onArm[v][si] {
-					moves[si] = append(moves[si], int32(v))
-				}
-			}
-		}
-	}
+	return true
+}
 
-	nf := len(s.Clip.Poses)
-	angles := make([][2]float64, nf)
-	var skin []geom.Rigid
-	var world []geom.Rigid
-	var bodyX []geom.Vec3
-	rep.WorstBefore, rep.WorstAfter = math.Inf(1), math.Inf(1)
-	rep.UpperBefore, rep.UpperAfter = math.Inf(1), math.Inf(1)
-	pose := skel.Pose{}
-	// The body holds bodyX, with the armpit skin of side movedSide (-1:
-	// none) moved by that arm's last tried abduction.
-	movedSide := -1
-	var movedX []geom.Vec3
-	// worst returns the smallest signed distances of the tested vertices
-	// (forearm and hand, upper arm) of body positions at(v).
-	worst := func(a armSide, at func(v int32) geom.Vec3) (fore, upper float64) {
-		fore, upper = math.Inf(1), math.Inf(1)
-		for _, v := range a.verts {
-			if c, ok := body.Query(at(v), margin+0.05); ok {
-				fore = math.Min(fore, c.Dist)
-			}
-		}
-		for _, v := range a.upper {
-			if c, ok := body.Query(at(v), upperMargin+0.05); ok {
-				upper = math.Min(upper, c.Dist)
-			}
-		}
-		return fore, upper
+// thin keeps at most about armSamples of all, evenly strided.
+func thin(all []int32) []int32 {
+	var out []int32
+	stride := max(1, (len(all)+armSamples-1)/armSamples)
+	for k := 0; k < len(all); k += stride {
+		out = append(out, all[k])
 	}
-	// restore puts the armpit skin that the other side's abduction moved
-	// back to bodyX before side si tries its own.
-	restore := func(si int) error {
-		if movedSide < 0 || movedSide == si {
-			return nil
-		}
-		ms := movedSide
-		movedX = movedX[:0]
-		for _, v := range moves[ms] {
-			movedX = append(movedX, bodyX[v])
-		}
-		movedSide = -1
-		return body.MoveVerts(moves[ms], movedX)
-	}
-	// slack returns how far side si's tested vertices are beyond their
-	// margins (negative: closer) with that arm rotated by angle a, and the
-	// two distances.
-	slack := func(f, si int, a float64) (sl, fore, upper float64, err error) {
-		p := s.Clip.Poses[f]
-		pose.Root = p.Root
-		pose.Rot = append(pose.Rot[:0], p.Rot...)
-		world = skel.FK(sk, p, world)
-		abduct(sk, &pose, world, sides[si], a)
-		skin = skel.SkinMatrices(sk, pose, skin)
-		// The torso skin that follows the arm (some weight on it, at the
-		// armpit) moves with it; the other arm's armpit goes back.
-		if err := restore(si); err != nil {
-			return 0, 0, 0, err
-		}
-		movedX = movedX[:0]
-		for _, v := range moves[si] {
-			movedX = append(movedX, lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin))
-		}
-		if err := body.MoveVerts(moves[si], movedX); err != nil {
-			return 0, 0, 0, err
-		}
-		movedSide = si
-		fore, upper = worst(sides[si], func(v int32) geom.Vec3 { return lbs1(ch.Body.Verts[v], ch.Weights, int(v), skin) })
-		return math.Min(fore-margin, upper-upperMargin), fore, upper, nil
-	}
-	for f := range s.Clip.Poses {
-		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
-		body.SetFrame(bodyX)
-		body.Update(0)
-		movedSide = -1
-		for si := range sides {
-			s0, fore, upper, err := slack(f, si, 0)
-			if err != nil {
-				return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
-			}
-			rep.WorstBefore = math.Min(rep.WorstBefore, fore)
-			rep.UpperBefore = math.Min(rep.UpperBefore, upper)
-			if s0 >= 0 {
-				continue
-			}
-			s1, _, _, err := slack(f, si, armMaxAngle)
-			if err != nil {
-				return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
-			}
-			if s1 < 0 {
-				angles[f][si] = armMaxAngle
-				continue
-			}
-			lo, hi := 0.0, armMaxAngle
-			for it := 0; it < 7; it++ { // 30°/2⁷ ≈ 0.23°
-				mid := (lo + hi) / 2
-				sm, _, _, err := slack(f, si, mid)
-				if err != nil {
-					return rep, false, fmt.Errorf("scene: arm clearance: %w", err)
-				}
-				if sm >= 0 {
-					hi = mid
-				} else {
-					lo = mid
-				}
-			}
-			angles[f][si] = hi
+	return out
+}
+
+// setFrame skins the obstacle into pose p, with no arm's abduction tried.
+func (c *armClearer) setFrame(p skel.Pose) {
+	ch := c.s.Character
+	c.bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, p, c.skin), c.bodyX)
+	c.body.SetFrame(c.bodyX)
+	c.body.Update(0)
+	c.movedSide = -1
+}
+
+// worst returns the smallest signed distances to the obstacle of arm a's
+// tested vertices (forearm and hand, upper arm) at positions at(v).
+func (c *armClearer) worst(a armSide, at func(v int32) geom.Vec3) (fore, upper float64) {
+	fore, upper = math.Inf(1), math.Inf(1)
+	for _, v := range a.verts {
+		if con, ok := c.body.Query(at(v), c.margin+0.05); ok {
+			fore = math.Min(fore, con.Dist)
 		}
 	}
-	smoothAngles(angles, s.Clip.FPS)
-	for f := range s.Clip.Poses {
-		p := &s.Clip.Poses[f]
+	for _, v := range a.upper {
+		if con, ok := c.body.Query(at(v), c.upperMargin+0.05); ok {
+			upper = math.Min(upper, con.Dist)
+		}
+	}
+	return fore, upper
+}
+
+// restore puts the armpit skin that the other side's abduction moved back
+// to bodyX before side si tries its own.
+func (c *armClearer) restore(si int) error {
+	if c.movedSide < 0 || c.movedSide == si {
+		return nil
+	}
+	ms := c.movedSide
+	c.movedX = c.movedX[:0]
+	for _, v := range c.moves[ms] {
+		c.movedX = append(c.movedX, c.bodyX[v])
+	}
+	c.movedSide = -1
+	return c.body.MoveVerts(c.moves[ms], c.movedX)
+}
+
+// slack returns how far side si's tested vertices are beyond their margins
+// (negative: closer) at frame f with that arm rotated by angle a, and the
+// two distances.
+func (c *armClearer) slack(f, si int, a float64) (sl, fore, upper float64, err error) {
+	ch := c.s.Character
+	sk := ch.Skeleton
+	p := c.s.Clip.Poses[f]
+	c.pose.Root = p.Root
+	c.pose.Rot = append(c.pose.Rot[:0], p.Rot...)
+	c.world = skel.FK(sk, p, c.world)
+	abduct(sk, &c.pose, c.world, c.sides[si], a)
+	c.skin = skel.SkinMatrices(sk, c.pose, c.skin)
+	// The torso skin that follows the arm (some weight on it, at the
+	// armpit) moves with it; the other arm's armpit goes back.
+	if err := c.restore(si); err != nil {
+		return 0, 0, 0, err
+	}
+	c.movedX = c.movedX[:0]
+	for _, v := range c.moves[si] {
+		c.movedX = append(c.movedX, lbs1(ch.Body.Verts[v], ch.Weights, int(v), c.skin))
+	}
+	if err := c.body.MoveVerts(c.moves[si], c.movedX); err != nil {
+		return 0, 0, 0, err
+	}
+	c.movedSide = si
+	fore, upper = c.worst(c.sides[si], func(v int32) geom.Vec3 { return lbs1(ch.Body.Verts[v], ch.Weights, int(v), c.skin) })
+	return math.Min(fore-c.margin, upper-c.upperMargin), fore, upper, nil
+}
+
+// angle returns the smallest abduction of side si at frame f (set by
+// setFrame) that keeps its margins, by bisection in [0, armMaxAngle] to
+// about 0.23°, and armMaxAngle when even that does not; it records the
+// distances before in rep.
+func (c *armClearer) angle(f, si int, rep *ArmClearanceReport) (float64, error) {
+	s0, fore, upper, err := c.slack(f, si, 0)
+	if err != nil {
+		return 0, err
+	}
+	rep.WorstBefore = math.Min(rep.WorstBefore, fore)
+	rep.UpperBefore = math.Min(rep.UpperBefore, upper)
+	if s0 >= 0 {
+		return 0, nil
+	}
+	s1, _, _, err := c.slack(f, si, armMaxAngle)
+	if err != nil || s1 < 0 {
+		return armMaxAngle, err
+	}
+	lo, hi := 0.0, armMaxAngle
+	for it := 0; it < 7; it++ { // 30°/2⁷ ≈ 0.23°
+		mid := (lo + hi) / 2
+		sm, _, _, err := c.slack(f, si, mid)
+		if err != nil {
+			return 0, err
+		}
+		if sm >= 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+// apply abducts the clip's arms by angles and records the result in rep:
+// the frames moved, the largest angle and the distances after.
+func (c *armClearer) apply(angles [][2]float64, rep *ArmClearanceReport) {
+	sk := c.s.Character.Skeleton
+	for f := range c.s.Clip.Poses {
+		p := &c.s.Clip.Poses[f]
 		moved := false
-		for si := range sides {
+		for si := range c.sides {
 			a := angles[f][si]
 			if a <= 0 {
 				continue
 			}
 			moved = true
 			rep.MaxAngle = math.Max(rep.MaxAngle, a)
-			world = skel.FK(sk, *p, world)
-			abduct(sk, p, world, sides[si], a)
+			c.world = skel.FK(sk, *p, c.world)
+			abduct(sk, p, c.world, c.sides[si], a)
 		}
 		if moved {
 			rep.Frames++
 		}
-		bodyX = skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(sk, s.Clip.Poses[f], skin), bodyX)
-		body.SetFrame(bodyX)
-		body.Update(0)
-		for si := range sides {
-			fore, upper := worst(sides[si], func(v int32) geom.Vec3 { return bodyX[v] })
+		c.setFrame(*p)
+		for si := range c.sides {
+			fore, upper := c.worst(c.sides[si], func(v int32) geom.Vec3 { return c.bodyX[v] })
 			rep.WorstAfter = math.Min(rep.WorstAfter, fore)
 			rep.UpperAfter = math.Min(rep.UpperAfter, upper)
 		}
 	}
-	return rep, true, nil
 }
 
 // abduct rotates arm a of pose p (whose world transforms are world) by
