@@ -362,8 +362,34 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 	c.V = make([]geom.Vec3, n)
 	c.Mass = make([]float64, n)
 	c.area = make([]float64, n)
+	tris, rest2, err := c.restShapes(m)
+	if err != nil {
+		return nil, err
+	}
+	edges, hinges := c.buildEdges(tris, rest2)
+	pairs := c.buildElements(m, tris, rest2, edges, hinges)
+	c.sys.build(n, pairs)
+	// Colour the elements so that parallel assembly never writes a vertex or
+	// a matrix block from two goroutines (and stays deterministic).
+	c.tris, c.tcol = colorElems(n, c.tris, func(e *triEl) []int32 { return e.v[:] })
+	c.hinges, c.hcol = colorElems(n, c.hinges, func(e *hingeEl) []int32 { return e.v[:] })
+	c.sprs, c.scol = colorElems(n, c.sprs, func(e *springEl) []int32 { return e.v[:] })
+	c.plast = make([][3]float64, len(c.tris))
+	c.Info.Colors = len(c.tcol) + len(c.hcol) + len(c.scol) - 3
+	c.assignSlots()
+	c.work.init(n)
+	c.bindKernels()
+	return c, nil
+}
 
-	// Rest shapes (Eqs. 1–2).
+// restShapes computes each triangle's rest shape (Eqs. 1–2) from the
+// pattern (UVs scaled by Options.UVScale), the mesh flattened along the
+// weft (Options.RestFromMesh) or the mesh flattened as it is, and adds a
+// third of its area and mass to each corner. It returns the kept triangles
+// and their rest 2D corners; a degenerate triangle is an error, or skipped
+// with Options.SkipDegenerate.
+func (c *Cloth) restShapes(m *mesh.Mesh) ([]triEl, [][3]geom.Vec2, error) {
+	opts, mat := c.opts, c.mat
 	uvOf := func(t, k int) geom.Vec2 {
 		uv := m.UVs[m.UVTris[t][k]]
 		return geom.Vec2{X: uv.X * opts.UVScale.X, Y: uv.Y * opts.UVScale.Y}
@@ -394,7 +420,7 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 				c.Info.Skipped = append(c.Info.Skipped, t)
 				continue
 			}
-			return nil, &DegenerateError{Tri: t, Area: math.Abs(d) / 2}
+			return nil, nil, &DegenerateError{Tri: t, Area: math.Abs(d) / 2}
 		}
 		e := triEl{v: tv, area: math.Abs(d) / 2}
 		inv := 1 / d
@@ -409,22 +435,26 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 		}
 	}
 	if len(tris) == 0 {
-		return nil, fmt.Errorf("cloth: no usable triangles")
+		return nil, nil, fmt.Errorf("cloth: no usable triangles")
 	}
 	for i, mm := range c.Mass {
 		if mm == 0 {
 			c.Info.Isolated = append(c.Info.Isolated, i)
 		}
 	}
+	return tris, rest2, nil
+}
 
-	// Topology: edges and hinges (private, so that cloth only needs mesh.Mesh).
+// buildEdges finds the edges and hinges of the kept triangles (private,
+// so that cloth only needs mesh.Mesh), with each edge's rest length the
+// mean of its pattern lengths in the incident triangles (as the MassSpring
+// springs), and the inverse masses of strain limiting.
+func (c *Cloth) buildEdges(tris []triEl, rest2 [][3]geom.Vec2) ([]edgeTopo, []hingeTopo) {
 	edges, hinges, nonManifold := buildHinges(tris)
 	c.edges = make([][2]int32, len(edges))
 	c.edgeRest = make([]float64, len(edges))
 	for k, e := range edges {
 		c.edges[k] = [2]int32{e.a, e.b}
-		// Rest length: mean of the pattern lengths in the incident
-		// triangles (as the MassSpring springs).
 		for _, t := range e.tris {
 			v := tris[t].v
 			c.edgeRest[k] += math.Sqrt(len2(rest2[t][cornerOf(v, e.a)].Sub(rest2[t][cornerOf(v, e.b)])))
@@ -432,16 +462,22 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 		c.edgeRest[k] /= float64(len(e.tris))
 	}
 	c.Info.NonManifoldEdges = nonManifold
-	c.invMassSL = make([]float64, n)
+	c.invMassSL = make([]float64, len(c.Mass))
 	for i, mm := range c.Mass {
 		if mm > 0 {
 			c.invMassSL[i] = 1 / mm
 		}
 	}
 	c.Info.Hinges = len(hinges)
+	return edges, hinges
+}
 
+// buildElements makes the material model's elements (weft/warp triangles
+// and hinges, or springs) and returns the vertex pairs of the implicit
+// system's matrix blocks.
+func (c *Cloth) buildElements(m *mesh.Mesh, tris []triEl, rest2 [][3]geom.Vec2, edges []edgeTopo, hinges []hingeTopo) [][2]int32 {
 	var pairs [][2]int32
-	switch mat.Model {
+	switch c.mat.Model {
 	case WeftWarp:
 		c.tris = tris
 		c.plast = make([][3]float64, len(tris))
@@ -467,14 +503,12 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 			}
 		}
 	}
-	c.sys.build(n, pairs)
-	// Colour the elements so that parallel assembly never writes a vertex or
-	// a matrix block from two goroutines (and stays deterministic).
-	c.tris, c.tcol = colorElems(n, c.tris, func(e *triEl) []int32 { return e.v[:] })
-	c.hinges, c.hcol = colorElems(n, c.hinges, func(e *hingeEl) []int32 { return e.v[:] })
-	c.sprs, c.scol = colorElems(n, c.sprs, func(e *springEl) []int32 { return e.v[:] })
-	c.plast = make([][3]float64, len(c.tris))
-	c.Info.Colors = len(c.tcol) + len(c.hcol) + len(c.scol) - 3
+	return pairs
+}
+
+// assignSlots stores in each element the slots of its matrix blocks in the
+// implicit system.
+func (c *Cloth) assignSlots() {
 	for i := range c.tris {
 		e := &c.tris[i]
 		for k := 0; k < 3; k++ {
@@ -502,9 +536,6 @@ func NewCloth(m *mesh.Mesh, mat Material, opts Options) (*Cloth, error) {
 			}
 		}
 	}
-	c.work.init(n)
-	c.bindKernels()
-	return c, nil
 }
 
 // SetSingleThreaded runs the cloth's parallel loops on the calling
