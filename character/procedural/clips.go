@@ -8,9 +8,11 @@ import (
 	"github.com/pleat-dev/pleat/skel"
 )
 
-// Procedural clips drive any skeleton that uses the CMU joint names and a
-// T-pose rest (arms along ±X, legs down, facing +Z), such as the
-// Mannequin's; joints a skeleton lacks are skipped. Each clip returns
+// Procedural clips drive any skeleton that uses the CMU joint names, such
+// as the Mannequin's; joints a skeleton lacks are skipped. They are written
+// for the reference figure's T-pose rest (refBones: arms along ±X, legs
+// down, facing +Z) and retargeted onto other rest poses (an A-pose with
+// bent elbows, as MakeHuman's): see rig.retarget. Each clip returns
 // int(seconds·fps)+1 poses sampled at t = k/fps, relative to the rest pose.
 // Every joint curve is a smooth (C∞) function of time; clips that loop
 // (all of them, over their period) repeat with continuous velocity.
@@ -58,9 +60,128 @@ type rig struct {
 	sk   *skel.Skeleton
 	rest []geom.Rigid
 	p    skel.Pose
+	// fix and bend retarget the clips onto the skeleton's rest pose (see
+	// retarget): fix[j] is a world rotation at rest applied before the
+	// clip's own rotation of joint j, bend[j] the rest flexion of hinge j
+	// beyond the reference figure's, radians. Joints whose rest matches
+	// the reference's have no entry, so clips on the Mannequin are exactly
+	// those written for it.
+	fix  map[int]geom.Quat
+	bend map[int]float64
 }
 
-func newRig(sk *skel.Skeleton) *rig { return &rig{sk: sk, rest: sk.RestWorld()} }
+func newRig(sk *skel.Skeleton) *rig {
+	r := &rig{sk: sk, rest: sk.RestWorld(), fix: map[int]geom.Quat{}, bend: map[int]float64{}}
+	r.retarget()
+	return r
+}
+
+// refLimbs are the limbs retargeted, left side (root, middle and end
+// joints: shoulder, elbow, wrist; hip, knee, ankle).
+var refLimbs = [][3]string{{"LeftArm", "LeftForeArm", "LeftHand"}, {"LeftUpLeg", "LeftLeg", "LeftFoot"}}
+
+// retargetTol (radians) is the largest difference from the reference's
+// rest directions and flexions that is left alone (rounding of a scaled
+// reference skeleton).
+const retargetTol = 1e-6
+
+// retarget finds the corrections that put each limb of the skeleton's rest
+// pose in the reference figure's T-pose before a clip's rotations apply, so
+// that a clip means the same motion whatever the rig's rest pose: "arms
+// 78° below horizontal" on an A-pose rest (MakeHuman: upper arms 50° below
+// horizontal, elbows bent 47°) lowers the arms 28° further, not 78°, and
+// an elbow flexion of 0 is a straight arm.
+//
+// The upper bone (ball joint) turns by the shortest rotation from its rest
+// direction, head to the middle joint, onto the reference's. The lower
+// bone's flexion is measured about its hinge axis h, as the angle from the
+// upper bone's direction to its own in the plane perpendicular to h,
+//
+//	β(a, b) = atan2(h·(a⊥ × b⊥), a⊥·b⊥),
+//
+// for the rig (its rest directions, its hinge axis) and for the reference
+// (its directions, the rig's hinge axis carried by the upper bone's fix);
+// the difference is subtracted from every flexion the clips ask for. A
+// lower bone that is a ball joint is turned onto the reference's direction
+// instead (after its parent's fix).
+func (r *rig) retarget() {
+	for _, l := range refLimbs {
+		for _, right := range []bool{false, true} {
+			var js [3]int
+			var ref [3]geom.Vec3
+			ok := true
+			for k, n := range l {
+				if right {
+					n = mirrorName(n)
+				}
+				j, found := r.sk.Index(n)
+				h, inRef := refHead(l[k])
+				if !found || !inRef {
+					ok = false
+					break
+				}
+				if right {
+					h = mirrorX(h)
+				}
+				js[k], ref[k] = j, h
+			}
+			if ok {
+				r.retargetLimb(js, ref)
+			}
+		}
+	}
+}
+
+// retargetLimb sets the corrections of one limb: joints js (upper, lower,
+// end) whose reference rest positions are ref.
+func (r *rig) retargetLimb(js [3]int, ref [3]geom.Vec3) {
+	du := r.rest[js[1]].T.Sub(r.rest[js[0]].T)
+	dl := r.rest[js[2]].T.Sub(r.rest[js[1]].T)
+	ru, rl := ref[1].Sub(ref[0]), ref[2].Sub(ref[1])
+	if du.Len() == 0 || dl.Len() == 0 {
+		return
+	}
+	fix := geom.QuatIdentity()
+	if r.sk.Joint(js[0]).Kind != skel.Hinge && angleBetween(du, ru) > retargetTol {
+		fix = geom.QuatBetween(du, ru)
+		r.fix[js[0]] = fix
+	}
+	if r.sk.Joint(js[1]).Kind != skel.Hinge {
+		if want := fix.Conj().Rotate(rl); angleBetween(dl, want) > retargetTol {
+			r.fix[js[1]] = geom.QuatBetween(dl, want)
+		}
+		return
+	}
+	ax, _, _ := r.sk.Axes(js[1])
+	h := r.rest[js[1]].R.Rotate(ax)
+	if b := flexAbout(du, dl, h) - flexAbout(ru, rl, fix.Rotate(h)); math.Abs(b) > retargetTol {
+		r.bend[js[1]] = b
+	}
+}
+
+// flexAbout is the angle (radians) that turns direction a onto direction b
+// about unit axis h, both projected onto the plane perpendicular to h.
+func flexAbout(a, b, h geom.Vec3) float64 {
+	a = a.Sub(h.Scale(a.Dot(h)))
+	b = b.Sub(h.Scale(b.Dot(h)))
+	return math.Atan2(h.Dot(a.Cross(b)), a.Dot(b))
+}
+
+// angleBetween is the angle (radians) between two non-zero vectors.
+func angleBetween(a, b geom.Vec3) float64 {
+	return math.Atan2(a.Cross(b).Len(), a.Dot(b))
+}
+
+// refHead returns the reference figure's rest position of a left-side or
+// centre joint.
+func refHead(name string) (geom.Vec3, bool) {
+	for _, b := range refBones {
+		if b.name == name {
+			return b.head, true
+		}
+	}
+	return geom.Vec3{}, false
+}
 
 func (r *rig) reset() { r.p = skel.RestPose(r.sk) }
 
@@ -72,17 +193,25 @@ func (r *rig) rot(name string, q geom.Quat) {
 	if !ok {
 		return
 	}
+	if c, ok := r.fix[j]; ok {
+		q = q.Mul(c)
+	}
 	R := r.rest[j].R
 	r.p.Rot[j] = R.Conj().Mul(q).Mul(R).Normalize()
 }
 
-// flex sets a hinge joint's flexion in radians (ball joints: about world X).
+// flex sets a hinge joint's flexion in radians, as on the reference figure
+// (less the rig's extra rest flexion, bend), or turns a ball joint about
+// world X.
 func (r *rig) flex(name string, a float64) {
 	j, ok := r.sk.Index(name)
 	if !ok {
 		return
 	}
 	if r.sk.Joint(j).Kind == skel.Hinge {
+		if b, ok := r.bend[j]; ok {
+			a -= b
+		}
 		r.p.Rot[j] = skel.JointRotation(r.sk, j, skel.Angles{Flex: a})
 		return
 	}

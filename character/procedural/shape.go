@@ -61,7 +61,11 @@ func isLeft(n string) bool { return strings.HasPrefix(n, "Left") || n == "LHipJo
 func mirrorX(v geom.Vec3) geom.Vec3 { return geom.V(-v.X, v.Y, v.Z) }
 
 // buildSkeleton returns the T-pose skeleton scaled by s.
-func buildSkeleton(s float64) (*skel.Skeleton, error) {
+func buildSkeleton(s float64) (*skel.Skeleton, error) { return skeletonOf(refBones, s) }
+
+// skeletonOf returns the skeleton of the left-side and centre bones defs
+// (mirrored to the right) scaled by s.
+func skeletonOf(defs []boneDef, s float64) (*skel.Skeleton, error) {
 	var bones []skel.Bone
 	hinge := map[string]geom.Vec3{}
 	add := func(b boneDef, mirror bool) {
@@ -77,7 +81,7 @@ func buildSkeleton(s float64) (*skel.Skeleton, error) {
 		}
 		bones = append(bones, skel.Bone{Name: name, Parent: parent, Head: h, Tail: t, Kind: kind})
 	}
-	for _, b := range refBones {
+	for _, b := range defs {
 		add(b, false)
 		if isLeft(b.name) {
 			add(b, true)
