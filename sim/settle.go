@@ -283,15 +283,12 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 // x is not pushed out of the body: the settle's colliders take the
 // vertices a coarser shape leaves a chord's sag inside out within its
 // first substeps, with their safeguards where the skinned body folds
-// onto itself. A push-out before them (collide.ResolveInitial, as Prepare
-// pushes the fitted garment) moved the cloth in a fold along the normal of
-// whichever surface was nearest, often the limb pressed into the other
-// one, and left it deeper: the MakeHuman suit's wrinkle samples at 25k
-// vertices ended 15.0 instead of 18.6 mm inside at the elbow flexed 150°,
-// 30.3 instead of 34.5 at the knee flexed 150° and 13.7 instead of 29.7
-// at the hip flexed 105° without it, and its 20 smoothed passes and 30
-// relaxation rounds over the whole garment were 18 % of a sample's CPU
-// time. Nor is x pushed out of the inner pieces: in a posed body their
+// onto itself. A whole-garment push-out (collide.ResolveInitial, as
+// Prepare pushes the fitted garment) would move cloth caught in a fold
+// along the normal of whichever surface is nearest, often that of the
+// limb pressed into the other one, deeper into the body, and its passes
+// over the whole garment cost about a fifth of a wrinkle sample's fine
+// stage. Nor is x pushed out of the inner pieces: in a posed body their
 // open surfaces fold, and the side a vertex is on is not known (pushed
 // out of the trousers of a hip flexed 75°, a third of the MakeHuman
 // shirt ended up inside the body); x is taken to keep the layers apart as
