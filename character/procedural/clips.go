@@ -142,12 +142,12 @@ func (r *rig) retargetLimb(js [3]int, ref [3]geom.Vec3) {
 		return
 	}
 	fix := geom.QuatIdentity()
-	if r.sk.Joint(js[0]).Kind != skel.Hinge && angleBetween(du, ru) > retargetTol {
+	if r.sk.Joint(js[0]).Kind != skel.Hinge && du.Angle(ru) > retargetTol {
 		fix = geom.QuatBetween(du, ru)
 		r.fix[js[0]] = fix
 	}
 	if r.sk.Joint(js[1]).Kind != skel.Hinge {
-		if want := fix.Conj().Rotate(rl); angleBetween(dl, want) > retargetTol {
+		if want := fix.Conj().Rotate(rl); dl.Angle(want) > retargetTol {
 			r.fix[js[1]] = geom.QuatBetween(dl, want)
 		}
 		return
@@ -165,11 +165,6 @@ func flexAbout(a, b, h geom.Vec3) float64 {
 	a = a.Sub(h.Scale(a.Dot(h)))
 	b = b.Sub(h.Scale(b.Dot(h)))
 	return math.Atan2(h.Dot(a.Cross(b)), a.Dot(b))
-}
-
-// angleBetween is the angle (radians) between two non-zero vectors.
-func angleBetween(a, b geom.Vec3) float64 {
-	return math.Atan2(a.Cross(b).Len(), a.Dot(b))
 }
 
 // refHead returns the reference figure's rest position of a left-side or
