@@ -106,10 +106,45 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 	if opts.Ground > GroundFrame {
 		return nil, fmt.Errorf("motion: retarget: unknown ground mode %d", opts.Ground)
 	}
-	ssk := src.Skeleton
-	ns, nt := ssk.NumJoints(), dst.NumJoints()
+	r := &retargeter{src: src, ssk: src.Skeleton, dst: dst, opts: &opts}
+	var err error
+	if r.match, err = matchJoints(r.ssk, dst, opts); err != nil {
+		return nil, err
+	}
+	r.srw, r.drw = r.ssk.RestWorld(), dst.RestWorld()
+	r.findStructural()
+	r.alignRest()
+	if err := r.findDriveAndFeet(); err != nil {
+		return nil, err
+	}
+	out := r.poses()
+	r.ground(out)
+	return out, nil
+}
 
-	// Source names after renaming; End Site joints follow their parent.
+// retargeter holds what Retarget works out once for a clip and a target
+// skeleton (see Retarget for the symbols).
+type retargeter struct {
+	src      *Clip
+	ssk, dst *skel.Skeleton
+	opts     *RetargetOptions
+
+	match      []int // target joint -> source joint or -1
+	srw, drw   []geom.Rigid
+	structural []bool      // per target joint: keeps its own rest
+	corr       []geom.Quat // per target joint: the rest alignment C_j
+	drive      int         // the target joint whose position follows the source's
+	sdrive     int         // its source joint
+	feet       []int       // target foot joints (grounding, leg length)
+	k          float64     // root translation scale
+	lowest     []float64   // per frame: the lowest point before grounding, m
+}
+
+// matchJoints matches the target joints to src's by name after renaming
+// src by opts.Names (End Site joints follow their parent) and returns,
+// per target joint, its source joint or -1.
+func matchJoints(ssk, dst *skel.Skeleton, opts RetargetOptions) ([]int, error) {
+	ns, nt := ssk.NumJoints(), dst.NumJoints()
 	names := make([]string, ns)
 	for j := range ns {
 		n := ssk.Joint(j).Name
@@ -122,7 +157,7 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 			names[j] = n
 		}
 	}
-	match := make([]int, nt) // target joint -> source joint or -1
+	match := make([]int, nt)
 	for t := range match {
 		match[t] = -1
 	}
@@ -149,38 +184,46 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 	if nmatch == 0 {
 		return nil, errors.New("motion: retarget: no joint names in common")
 	}
+	return match, nil
+}
 
-	srw, drw := ssk.RestWorld(), dst.RestWorld()
-
-	// Branch joints whose source rotation never changes over the clip
-	// (CMU's LHipJoint, RHipJoint, LeftShoulder, RightShoulder: children of
-	// the hips or the chest that the capture does not animate) are
-	// structural: the target keeps its own rest there (Rot = identity).
-	// Aligning them would rotate the target's own skeleton offsets (its
-	// pelvis width, its clavicles) onto the source's proportions, moving
-	// the hip sockets and shoulders and distorting the skin.
-	animated := make([]bool, ssk.NumJoints())
+// findStructural marks the structural target joints: branch joints whose
+// source rotation never changes over the clip (CMU's LHipJoint,
+// RHipJoint, LeftShoulder, RightShoulder: children of the hips or the
+// chest that the capture does not animate). The target keeps its own
+// rest there (Rot = identity). Aligning them would rotate the target's
+// own skeleton offsets (its pelvis width, its clavicles) onto the
+// source's proportions, moving the hip sockets and shoulders and
+// distorting the skin.
+func (r *retargeter) findStructural() {
+	animated := make([]bool, r.ssk.NumJoints())
 	for s := range animated {
-		for _, p := range src.Poses {
+		for _, p := range r.src.Poses {
 			if _, a := p.Rot[s].AxisAngle(); a > 1e-9 {
 				animated[s] = true
 				break
 			}
 		}
 	}
-	structural := make([]bool, nt)
-	for t, s := range match {
-		if p := dst.Parent(t); s >= 0 && !animated[s] && p >= 0 && len(dst.Children(p)) > 1 {
-			structural[t] = true
+	r.structural = make([]bool, r.dst.NumJoints())
+	for t, s := range r.match {
+		if p := r.dst.Parent(t); s >= 0 && !animated[s] && p >= 0 && len(r.dst.Children(p)) > 1 {
+			r.structural[t] = true
 		}
 	}
+}
 
-	// Rest alignment C_j: the rotation taking the target's rest bone
-	// directions onto the source's. A joint with one bone uses the smallest
-	// rotation between the two directions; a branching joint (hips, chest)
-	// the rotation that best fits all its branches (Kabsch), so that no
-	// single branch (one hip) decides the orientation of the others.
-	corr := make([]geom.Quat, nt)
+// alignRest computes the rest alignments C_j: the rotation taking the
+// target's rest bone directions onto the source's. A joint with one bone
+// uses the smallest rotation between the two directions; a branching
+// joint (hips, chest) the rotation that best fits all its branches
+// (Kabsch), so that no single branch (one hip) decides the orientation of
+// the others.
+func (r *retargeter) alignRest() {
+	dst, match, srw, drw := r.dst, r.match, r.srw, r.drw
+	nt := dst.NumJoints()
+	r.corr = make([]geom.Quat, nt)
+	corr := r.corr
 	const minBone = 1e-9 // metres
 	for t := range nt {
 		corr[t] = geom.QuatIdentity()
@@ -188,7 +231,7 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 			corr[t] = corr[p]
 		}
 		s := match[t]
-		if s < 0 || structural[t] {
+		if s < 0 || r.structural[t] {
 			continue
 		}
 		var bds, bss []geom.Vec3
@@ -216,113 +259,135 @@ func Retarget(src *Clip, dst *skel.Skeleton, opts RetargetOptions) (*Clip, error
 			corr[t] = bestRotation(bds, bss)
 		}
 	}
+}
 
-	// Root driver and feet.
-	drive := dst.Roots()[0]
-	if match[drive] < 0 {
+// findDriveAndFeet picks the root driver and the foot joints and sets the
+// root translation scale k (opts.RootScale, or the leg-length ratio).
+func (r *retargeter) findDriveAndFeet() error {
+	dst, match, opts := r.dst, r.match, r.opts
+	nt := dst.NumJoints()
+	r.drive = dst.Roots()[0]
+	if match[r.drive] < 0 {
 		for t := range nt {
 			if match[t] >= 0 {
-				drive = t
+				r.drive = t
 				break
 			}
 		}
 	}
-	sdrive := match[drive]
-	var feet []int
+	r.sdrive = match[r.drive]
 	if opts.Feet != nil {
 		for _, n := range opts.Feet {
 			t, ok := dst.Index(n)
 			if !ok {
-				return nil, &UnknownJointsError{Names: []string{n}, Where: "target rig (Feet)"}
+				return &UnknownJointsError{Names: []string{n}, Where: "target rig (Feet)"}
 			}
-			feet = append(feet, t)
+			r.feet = append(r.feet, t)
 		}
 	} else {
 		for t := range nt {
 			n := strings.ToLower(dst.Joint(t).Name)
 			if match[t] >= 0 && (strings.Contains(n, "foot") || strings.Contains(n, "toe")) {
-				feet = append(feet, t)
+				r.feet = append(r.feet, t)
 			}
 		}
 	}
-	k := opts.RootScale
-	if k == 0 {
+	r.k = opts.RootScale
+	if r.k == 0 {
 		ok := false
-		for _, t := range feet {
+		for _, t := range r.feet {
 			ok = ok || match[t] >= 0
 		}
 		var hs, ht float64
 		if ok {
-			hs, ht = legHeight(srw, sdrive, feet, match, true), legHeight(drw, drive, feet, match, false)
+			hs, ht = legHeight(r.srw, r.sdrive, r.feet, match, true), legHeight(r.drw, r.drive, r.feet, match, false)
 		}
 		if !ok || !(hs > 1e-6) || !(ht > 1e-6) {
-			return nil, fmt.Errorf("motion: retarget: cannot compute the leg-length ratio (no matched foot joints below %q); set RootScale",
-				dst.Joint(drive).Name)
+			return fmt.Errorf("motion: retarget: cannot compute the leg-length ratio (no matched foot joints below %q); set RootScale",
+				dst.Joint(r.drive).Name)
 		}
-		k = ht / hs
+		r.k = ht / hs
 	}
-	if opts.Ground != GroundNone && opts.Lowest == nil && len(feet) == 0 {
-		return nil, errors.New("motion: retarget: grounding needs foot joints (Feet) or Lowest")
+	if opts.Ground != GroundNone && opts.Lowest == nil && len(r.feet) == 0 {
+		return errors.New("motion: retarget: grounding needs foot joints (Feet) or Lowest")
 	}
+	return nil
+}
 
+// poses maps every source pose onto the target (rotations and the
+// ungrounded root) and records each frame's lowest point for grounding.
+func (r *retargeter) poses() *Clip {
+	src, dst, opts := r.src, r.dst, r.opts
+	nt := dst.NumJoints()
 	out := &Clip{Skeleton: dst, FPS: src.FPS, Poses: make([]skel.Pose, len(src.Poses))}
 	rots := make([]geom.Quat, len(src.Poses)*nt)
 	var sw, tw []geom.Rigid
 	wr := make([]geom.Quat, nt) // target world rotations
-	lowest := make([]float64, len(src.Poses))
+	r.lowest = make([]float64, len(src.Poses))
 	for f, sp := range src.Poses {
-		sw = skel.FK(ssk, sp, sw)
+		sw = skel.FK(r.ssk, sp, sw)
 		p := skel.Pose{Rot: rots[f*nt : (f+1)*nt : (f+1)*nt]}
-		for t := range nt {
-			jt := dst.Joint(t)
-			var pw geom.Quat // parent world rotation
-			if jt.Parent >= 0 {
-				pw = wr[jt.Parent]
-			} else {
-				pw = geom.QuatIdentity()
-			}
-			s := match[t]
-			if s < 0 || structural[t] {
-				p.Rot[t] = geom.QuatIdentity()
-				wr[t] = pw.Mul(jt.Rest.R).Normalize()
-				continue
-			}
-			d := sw[s].R.Mul(srw[s].R.Conj())
-			wr[t] = d.Mul(corr[t]).Mul(drw[t].R).Normalize()
-			p.Rot[t] = jt.Rest.R.Conj().Mul(pw.Conj()).Mul(wr[t]).Normalize()
-		}
+		r.rotations(sw, wr, p.Rot)
 		tw = skel.FK(dst, p, tw)
-		want := drw[drive].T.Add(sw[sdrive].T.Sub(srw[sdrive].T).Scale(k))
-		p.Root = want.Sub(tw[drive].T)
+		want := r.drw[r.drive].T.Add(sw[r.sdrive].T.Sub(r.srw[r.sdrive].T).Scale(r.k))
+		p.Root = want.Sub(tw[r.drive].T)
 		out.Poses[f] = p
-		if opts.Ground != GroundNone {
-			if opts.Lowest != nil {
-				lowest[f] = opts.Lowest(f, p)
-			} else {
-				lo := math.Inf(1)
-				for _, t := range feet {
-					lo = min(lo, tw[t].T.Y)
-				}
-				// tw was computed with Root = 0: add the root shift.
-				lowest[f] = lo + p.Root.Y - opts.Sole
-			}
+		if opts.Ground == GroundNone {
+			continue
 		}
+		if opts.Lowest != nil {
+			r.lowest[f] = opts.Lowest(f, p)
+			continue
+		}
+		lo := math.Inf(1)
+		for _, t := range r.feet {
+			lo = min(lo, tw[t].T.Y)
+		}
+		// tw was computed with Root = 0: add the root shift.
+		r.lowest[f] = lo + p.Root.Y - opts.Sole
 	}
-	switch opts.Ground {
+	return out
+}
+
+// rotations sets the target's local rotations rot for the source's world
+// transforms sw of one frame (wr: the target's world rotations, scratch).
+func (r *retargeter) rotations(sw []geom.Rigid, wr, rot []geom.Quat) {
+	for t := range rot {
+		jt := r.dst.Joint(t)
+		var pw geom.Quat // parent world rotation
+		if jt.Parent >= 0 {
+			pw = wr[jt.Parent]
+		} else {
+			pw = geom.QuatIdentity()
+		}
+		s := r.match[t]
+		if s < 0 || r.structural[t] {
+			rot[t] = geom.QuatIdentity()
+			wr[t] = pw.Mul(jt.Rest.R).Normalize()
+			continue
+		}
+		d := sw[s].R.Mul(r.srw[s].R.Conj())
+		wr[t] = d.Mul(r.corr[t]).Mul(r.drw[t].R).Normalize()
+		rot[t] = jt.Rest.R.Conj().Mul(pw.Conj()).Mul(wr[t]).Normalize()
+	}
+}
+
+// ground shifts the poses' Root.Y as opts.Ground says.
+func (r *retargeter) ground(out *Clip) {
+	switch r.opts.Ground {
 	case GroundFrame:
 		for f := range out.Poses {
-			out.Poses[f].Root.Y -= lowest[f]
+			out.Poses[f].Root.Y -= r.lowest[f]
 		}
 	case GroundClip:
 		lo := math.Inf(1)
-		for _, l := range lowest {
+		for _, l := range r.lowest {
 			lo = min(lo, l)
 		}
 		for f := range out.Poses {
 			out.Poses[f].Root.Y -= lo
 		}
 	}
-	return out, nil
 }
 
 // legHeight returns the rest height of joint drive above the lowest of the
