@@ -328,212 +328,319 @@ func (sr *sceneReader) mesh(n int, noWeld bool) (Mesh, bool, error) {
 		return Mesh{}, false, sr.errf(sr.nodeElem(n), "mesh %d out of range", mi)
 	}
 	gm := doc.Meshes[mi]
-	skinned := nd.Skin != nil
-	var skinJoints []int
-	if skinned {
-		si := *nd.Skin
-		if si < 0 || si >= len(doc.Skins) {
-			return Mesh{}, false, sr.errf(sr.nodeElem(n), "skin %d out of range", si)
-		}
-		skinJoints = doc.Skins[si].Joints
+	mb, err := sr.newMeshBuilder(n, mi)
+	if err != nil {
+		return Mesh{}, false, err
 	}
-	xf := ident4
-	if !skinned {
-		var err error
-		if xf, err = sr.worldOf(n); err != nil {
-			return Mesh{}, false, err
-		}
-	}
-	lin := xf.linear()
-	nrmXf, inv := lin.Inverse()
-	if !inv {
-		return Mesh{}, false, sr.errf(sr.nodeElem(n), "singular world transform")
-	}
-	nrmXf = nrmXf.T()
-	flip := lin.Det() < 0
-
-	var verts []vertex
-	var uvs []geom.Vec2
-	var nrms []geom.Vec3
-	var tris [][3]int32
-	var groups []mesh.Group
-	hasUV, allN := false, true
-	ntargets := -1
-	nprims := 0
 	for pi, p := range gm.Primitives {
-		el := fmt.Sprintf("mesh %d primitive %d", mi, pi)
-		if p == nil {
-			return Mesh{}, false, sr.errf(el, "null")
-		}
-		if p.Mode != gltf.PrimitiveTriangles && p.Mode != gltf.PrimitiveTriangleStrip && p.Mode != gltf.PrimitiveTriangleFan {
-			continue
-		}
-		pa, ok := p.Attributes[gltf.POSITION]
-		if !ok {
-			return Mesh{}, false, sr.errf(el, "no POSITION")
-		}
-		pos, err := sr.accessorOf(pa, 3, "POSITION")
-		if err != nil {
+		if err := mb.primitive(pi, p); err != nil {
 			return Mesh{}, false, err
 		}
-		nv := pos.count
-		if sr.nverts += nv; sr.nverts > maxVerts {
-			return Mesh{}, false, sr.errf(el, "more than %d vertices in all mesh instances", maxVerts)
-		}
-		attr := func(name string, comps int) (accData, bool, error) {
-			i, ok := p.Attributes[name]
-			if !ok {
-				return accData{}, false, nil
-			}
-			d, err := sr.accessorOf(i, comps, name)
-			if err == nil && d.count != nv {
-				err = sr.errf(el, "%s has %d elements for %d positions", name, d.count, nv)
-			}
-			return d, err == nil, err
-		}
-		nrm, hasN, err := attr(gltf.NORMAL, 3)
-		if err != nil {
-			return Mesh{}, false, err
-		}
-		uv, hasT, err := attr(gltf.TEXCOORD_0, 2)
-		if err != nil {
-			return Mesh{}, false, err
-		}
-		// Corner indices.
-		var idx []int
-		if p.Indices != nil {
-			id, err := sr.accessorOf(*p.Indices, 1, "indices")
-			if err != nil {
-				return Mesh{}, false, err
-			}
-			if id.ctype != gltf.ComponentUbyte && id.ctype != gltf.ComponentUshort && id.ctype != gltf.ComponentUint {
-				return Mesh{}, false, sr.errf(el, "indices are not unsigned integers")
-			}
-			idx = make([]int, id.count)
-			for k, x := range id.v {
-				if x >= float64(nv) {
-					return Mesh{}, false, sr.errf(fmt.Sprintf("accessor %d", *p.Indices), "index %d = %v out of range (primitive has %d vertices)", k, x, nv)
-				}
-				idx[k] = int(x)
-			}
-		} else {
-			idx = make([]int, nv)
-			for k := range idx {
-				idx[k] = k
-			}
-		}
-		ptris := triangulate(idx, p.Mode)
-		if len(ptris) == 0 {
-			continue
-		}
-		// Morph targets.
-		nt := len(p.Targets)
-		if ntargets >= 0 && nt != ntargets {
-			return Mesh{}, false, sr.errf(el, "%d morph targets, other primitives have %d", nt, ntargets)
-		}
-		ntargets = nt
-		disp := make([]accData, nt)
-		for t, tg := range p.Targets {
-			if i, ok := tg[gltf.POSITION]; ok {
-				d, err := sr.accessorOf(i, 3, "morph target POSITION")
-				if err != nil {
-					return Mesh{}, false, err
-				}
-				if d.count != nv {
-					return Mesh{}, false, sr.errf(el, "morph target %d has %d positions for %d", t, d.count, nv)
-				}
-				disp[t] = d
-			}
-		}
-		// Skin influences from every JOINTS_n/WEIGHTS_n pair.
-		infl := make([][]Influence, nv)
-		if skinned {
-			for set := 0; ; set++ {
-				jn, okJ, err := attr(fmt.Sprintf("JOINTS_%d", set), 4)
-				if err != nil {
-					return Mesh{}, false, err
-				}
-				wt, okW, err := attr(fmt.Sprintf("WEIGHTS_%d", set), 4)
-				if err != nil {
-					return Mesh{}, false, err
-				}
-				if !okJ || !okW {
-					break
-				}
-				for v := 0; v < nv; v++ {
-					for c := 0; c < 4; c++ {
-						w, jk := wt.at(v, c), jn.at(v, c)
-						if w < 0 || !finite(w) {
-							return Mesh{}, false, sr.errf(el, "WEIGHTS_%d: vertex %d: weight %v", set, v, w)
-						}
-						if w == 0 {
-							continue
-						}
-						if jk < 0 || jk >= float64(len(skinJoints)) || jk != math.Trunc(jk) {
-							return Mesh{}, false, sr.errf(el, "JOINTS_%d: vertex %d: joint %v out of range [0,%d)", set, v, jk, len(skinJoints))
-						}
-						infl[v] = addInfluence(infl[v], int32(sr.jointOf[skinJoints[int(jk)]]), w)
-					}
-				}
-			}
-		}
-		base := int32(len(verts))
-		for v := 0; v < nv; v++ {
-			at := geom.Vec3{X: pos.at(v, 0), Y: pos.at(v, 1), Z: pos.at(v, 2)}
-			vx := vertex{pos: xf.point(at), infl: infl[v]}
-			sortInfluences(vx.infl)
-			if nt > 0 {
-				vx.morph = make([]geom.Vec3, nt)
-				for t := range disp {
-					if disp[t].v != nil {
-						vx.morph[t] = lin.MulVec(geom.Vec3{X: disp[t].at(v, 0), Y: disp[t].at(v, 1), Z: disp[t].at(v, 2)})
-					}
-				}
-			}
-			verts = append(verts, vx)
-			var u geom.Vec2
-			if hasT {
-				u = geom.Vec2{X: uv.at(v, 0), Y: 1 - uv.at(v, 1)}
-			}
-			uvs = append(uvs, u)
-			var nn geom.Vec3
-			if hasN {
-				nn = unitOr(nrmXf.MulVec(geom.Vec3{X: nrm.at(v, 0), Y: nrm.at(v, 1), Z: nrm.at(v, 2)}), geom.Vec3{})
-			}
-			nrms = append(nrms, nn)
-		}
-		hasUV = hasUV || hasT
-		allN = allN && hasN
-		g := mesh.Group{Name: fmt.Sprintf("primitive %d", pi)}
-		if p.Material != nil && *p.Material >= 0 && *p.Material < len(doc.Materials) && doc.Materials[*p.Material] != nil && doc.Materials[*p.Material].Name != "" {
-			g.Name = doc.Materials[*p.Material].Name
-		}
-		for _, t := range ptris {
-			if flip {
-				t[1], t[2] = t[2], t[1]
-			}
-			g.Tris = append(g.Tris, int32(len(tris)))
-			tris = append(tris, [3]int32{base + int32(t[0]), base + int32(t[1]), base + int32(t[2])})
-		}
-		groups = append(groups, g)
-		nprims++
 	}
-	if len(tris) == 0 {
+	if len(mb.tris) == 0 {
 		return Mesh{}, false, nil
 	}
+	m, out := mb.weld(noWeld)
+	if m == nil {
+		return Mesh{}, false, nil
+	}
+	res := Mesh{Name: nd.Name, Mesh: m}
+	if res.Name == "" {
+		res.Name = gm.Name
+	}
+	if mb.skinned {
+		ib, err := sr.inverseBind(*nd.Skin)
+		if err != nil {
+			return Mesh{}, false, err
+		}
+		res.Skin = &Skin{Influences: make([][]Influence, len(out)), InverseBind: ib}
+		for i, v := range out {
+			res.Skin.Influences[i] = v.infl
+		}
+	}
+	if mb.ntargets > 0 {
+		res.Morph, res.MorphNames = morphs(out, mb.ntargets, gm.Extras)
+	}
+	return res, true, nil
+}
 
-	// Weld glTF vertices into mesh vertices.
-	id := make([]int32, len(verts))
+// meshBuilder gathers the primitives of one mesh instance as glTF
+// vertices (in world space, or the skin's bind space when skinned) and
+// triangles.
+type meshBuilder struct {
+	sr         *sceneReader
+	mi         int // the glTF mesh
+	skinned    bool
+	skinJoints []int // the skin's joint nodes
+	xf         mat4  // vertex transform
+	lin        geom.Mat3
+	nrmXf      geom.Mat3 // normal transform
+	flip       bool      // the transform mirrors: reverse the windings
+
+	verts       []vertex
+	uvs         []geom.Vec2
+	nrms        []geom.Vec3
+	tris        [][3]int32
+	groups      []mesh.Group
+	hasUV, allN bool
+	ntargets    int // morph targets per primitive, −1 before the first
+	nprims      int
+}
+
+// newMeshBuilder prepares the assembly of glTF mesh mi instanced at node
+// n: its skin's joints, or the node's world transform.
+func (sr *sceneReader) newMeshBuilder(n, mi int) (*meshBuilder, error) {
+	nd := sr.doc.Nodes[n]
+	mb := &meshBuilder{sr: sr, mi: mi, skinned: nd.Skin != nil, allN: true, ntargets: -1, xf: ident4}
+	if mb.skinned {
+		si := *nd.Skin
+		if si < 0 || si >= len(sr.doc.Skins) {
+			return nil, sr.errf(sr.nodeElem(n), "skin %d out of range", si)
+		}
+		mb.skinJoints = sr.doc.Skins[si].Joints
+	} else {
+		var err error
+		if mb.xf, err = sr.worldOf(n); err != nil {
+			return nil, err
+		}
+	}
+	mb.lin = mb.xf.linear()
+	nrmXf, inv := mb.lin.Inverse()
+	if !inv {
+		return nil, sr.errf(sr.nodeElem(n), "singular world transform")
+	}
+	mb.nrmXf = nrmXf.T()
+	mb.flip = mb.lin.Det() < 0
+	return mb, nil
+}
+
+// primitive adds primitive pi (p) of the mesh; primitives that are not
+// triangles, or have none, add nothing.
+func (mb *meshBuilder) primitive(pi int, p *gltf.Primitive) error {
+	sr := mb.sr
+	el := fmt.Sprintf("mesh %d primitive %d", mb.mi, pi)
+	if p == nil {
+		return sr.errf(el, "null")
+	}
+	if p.Mode != gltf.PrimitiveTriangles && p.Mode != gltf.PrimitiveTriangleStrip && p.Mode != gltf.PrimitiveTriangleFan {
+		return nil
+	}
+	pa, ok := p.Attributes[gltf.POSITION]
+	if !ok {
+		return sr.errf(el, "no POSITION")
+	}
+	pos, err := sr.accessorOf(pa, 3, "POSITION")
+	if err != nil {
+		return err
+	}
+	nv := pos.count
+	if sr.nverts += nv; sr.nverts > maxVerts {
+		return sr.errf(el, "more than %d vertices in all mesh instances", maxVerts)
+	}
+	pr := primReader{sr: sr, p: p, el: el, nv: nv}
+	nrm, hasN, err := pr.attr(gltf.NORMAL, 3)
+	if err != nil {
+		return err
+	}
+	uv, hasT, err := pr.attr(gltf.TEXCOORD_0, 2)
+	if err != nil {
+		return err
+	}
+	idx, err := pr.indices()
+	if err != nil {
+		return err
+	}
+	ptris := triangulate(idx, p.Mode)
+	if len(ptris) == 0 {
+		return nil
+	}
+	nt := len(p.Targets)
+	if mb.ntargets >= 0 && nt != mb.ntargets {
+		return sr.errf(el, "%d morph targets, other primitives have %d", nt, mb.ntargets)
+	}
+	mb.ntargets = nt
+	disp, err := pr.morphTargets()
+	if err != nil {
+		return err
+	}
+	var infl [][]Influence
+	if mb.skinned {
+		if infl, err = pr.influences(mb.skinJoints); err != nil {
+			return err
+		}
+	} else {
+		infl = make([][]Influence, nv)
+	}
+	base := int32(len(mb.verts))
+	for v := 0; v < nv; v++ {
+		at := geom.Vec3{X: pos.at(v, 0), Y: pos.at(v, 1), Z: pos.at(v, 2)}
+		vx := vertex{pos: mb.xf.point(at), infl: infl[v]}
+		sortInfluences(vx.infl)
+		if nt > 0 {
+			vx.morph = make([]geom.Vec3, nt)
+			for t := range disp {
+				if disp[t].v != nil {
+					vx.morph[t] = mb.lin.MulVec(geom.Vec3{X: disp[t].at(v, 0), Y: disp[t].at(v, 1), Z: disp[t].at(v, 2)})
+				}
+			}
+		}
+		mb.verts = append(mb.verts, vx)
+		var u geom.Vec2
+		if hasT {
+			u = geom.Vec2{X: uv.at(v, 0), Y: 1 - uv.at(v, 1)}
+		}
+		mb.uvs = append(mb.uvs, u)
+		var nn geom.Vec3
+		if hasN {
+			nn = unitOr(mb.nrmXf.MulVec(geom.Vec3{X: nrm.at(v, 0), Y: nrm.at(v, 1), Z: nrm.at(v, 2)}), geom.Vec3{})
+		}
+		mb.nrms = append(mb.nrms, nn)
+	}
+	mb.hasUV = mb.hasUV || hasT
+	mb.allN = mb.allN && hasN
+	mb.addGroup(pi, p, base, ptris)
+	return nil
+}
+
+// addGroup adds a primitive's triangles (its corners from base on) and its
+// group, named for its material.
+func (mb *meshBuilder) addGroup(pi int, p *gltf.Primitive, base int32, ptris [][3]int) {
+	doc := mb.sr.doc
+	g := mesh.Group{Name: fmt.Sprintf("primitive %d", pi)}
+	if p.Material != nil && *p.Material >= 0 && *p.Material < len(doc.Materials) && doc.Materials[*p.Material] != nil && doc.Materials[*p.Material].Name != "" {
+		g.Name = doc.Materials[*p.Material].Name
+	}
+	for _, t := range ptris {
+		if mb.flip {
+			t[1], t[2] = t[2], t[1]
+		}
+		g.Tris = append(g.Tris, int32(len(mb.tris)))
+		mb.tris = append(mb.tris, [3]int32{base + int32(t[0]), base + int32(t[1]), base + int32(t[2])})
+	}
+	mb.groups = append(mb.groups, g)
+	mb.nprims++
+}
+
+// primReader reads the attributes of one primitive with nv positions.
+type primReader struct {
+	sr *sceneReader
+	p  *gltf.Primitive
+	el string
+	nv int
+}
+
+// attr reads attribute name with comps components; ok is false when the
+// primitive has none.
+func (pr *primReader) attr(name string, comps int) (accData, bool, error) {
+	i, ok := pr.p.Attributes[name]
+	if !ok {
+		return accData{}, false, nil
+	}
+	d, err := pr.sr.accessorOf(i, comps, name)
+	if err == nil && d.count != pr.nv {
+		err = pr.sr.errf(pr.el, "%s has %d elements for %d positions", name, d.count, pr.nv)
+	}
+	return d, err == nil, err
+}
+
+// indices returns the primitive's corner indices (0, 1, … without an
+// index accessor).
+func (pr *primReader) indices() ([]int, error) {
+	sr, p, nv := pr.sr, pr.p, pr.nv
+	if p.Indices == nil {
+		idx := make([]int, nv)
+		for k := range idx {
+			idx[k] = k
+		}
+		return idx, nil
+	}
+	id, err := sr.accessorOf(*p.Indices, 1, "indices")
+	if err != nil {
+		return nil, err
+	}
+	if id.ctype != gltf.ComponentUbyte && id.ctype != gltf.ComponentUshort && id.ctype != gltf.ComponentUint {
+		return nil, sr.errf(pr.el, "indices are not unsigned integers")
+	}
+	idx := make([]int, id.count)
+	for k, x := range id.v {
+		if x >= float64(nv) {
+			return nil, sr.errf(fmt.Sprintf("accessor %d", *p.Indices), "index %d = %v out of range (primitive has %d vertices)", k, x, nv)
+		}
+		idx[k] = int(x)
+	}
+	return idx, nil
+}
+
+// morphTargets returns the position displacements of the primitive's
+// morph targets (a zero accData for a target without them).
+func (pr *primReader) morphTargets() ([]accData, error) {
+	disp := make([]accData, len(pr.p.Targets))
+	for t, tg := range pr.p.Targets {
+		if i, ok := tg[gltf.POSITION]; ok {
+			d, err := pr.sr.accessorOf(i, 3, "morph target POSITION")
+			if err != nil {
+				return nil, err
+			}
+			if d.count != pr.nv {
+				return nil, pr.sr.errf(pr.el, "morph target %d has %d positions for %d", t, d.count, pr.nv)
+			}
+			disp[t] = d
+		}
+	}
+	return disp, nil
+}
+
+// influences returns each vertex's skin influences from every
+// JOINTS_n/WEIGHTS_n pair; skinJoints are the skin's joint nodes.
+func (pr *primReader) influences(skinJoints []int) ([][]Influence, error) {
+	sr, el := pr.sr, pr.el
+	infl := make([][]Influence, pr.nv)
+	for set := 0; ; set++ {
+		jn, okJ, err := pr.attr(fmt.Sprintf("JOINTS_%d", set), 4)
+		if err != nil {
+			return nil, err
+		}
+		wt, okW, err := pr.attr(fmt.Sprintf("WEIGHTS_%d", set), 4)
+		if err != nil {
+			return nil, err
+		}
+		if !okJ || !okW {
+			return infl, nil
+		}
+		for v := 0; v < pr.nv; v++ {
+			for c := 0; c < 4; c++ {
+				w, jk := wt.at(v, c), jn.at(v, c)
+				if w < 0 || !finite(w) {
+					return nil, sr.errf(el, "WEIGHTS_%d: vertex %d: weight %v", set, v, w)
+				}
+				if w == 0 {
+					continue
+				}
+				if jk < 0 || jk >= float64(len(skinJoints)) || jk != math.Trunc(jk) {
+					return nil, sr.errf(el, "JOINTS_%d: vertex %d: joint %v out of range [0,%d)", set, v, jk, len(skinJoints))
+				}
+				infl[v] = addInfluence(infl[v], int32(sr.jointOf[skinJoints[int(jk)]]), w)
+			}
+		}
+	}
+}
+
+// weld joins glTF vertices with equal attributes into mesh vertices (not
+// with noWeld) and returns the mesh, with its UV and normal corners and
+// groups, and its vertices; the mesh is nil when every triangle
+// degenerates.
+func (mb *meshBuilder) weld(noWeld bool) (*mesh.Mesh, []vertex) {
+	id := make([]int32, len(mb.verts))
 	var out []vertex
 	if noWeld {
 		for i := range id {
 			id[i] = int32(i)
 		}
-		out = verts
+		out = mb.verts
 	} else {
-		keys := make(map[string]int32, len(verts))
+		keys := make(map[string]int32, len(mb.verts))
 		var kb []byte
-		for i, v := range verts {
+		for i, v := range mb.verts {
 			kb = weldKey(kb[:0], &v)
 			k, ok := keys[string(kb)]
 			if !ok {
@@ -548,8 +655,8 @@ func (sr *sceneReader) mesh(n int, noWeld bool) (Mesh, bool, error) {
 	for i, v := range out {
 		m.Verts[i] = v.pos
 	}
-	remap := make([]int32, len(tris)) // old triangle -> new, -1 dropped
-	for t, tri := range tris {
+	remap := make([]int32, len(mb.tris)) // old triangle -> new, -1 dropped
+	for t, tri := range mb.tris {
 		w := [3]int32{id[tri[0]], id[tri[1]], id[tri[2]]}
 		if w[0] == w[1] || w[1] == w[2] || w[0] == w[2] {
 			remap[t] = -1
@@ -557,24 +664,24 @@ func (sr *sceneReader) mesh(n int, noWeld bool) (Mesh, bool, error) {
 		}
 		remap[t] = int32(len(m.Tris))
 		m.Tris = append(m.Tris, w)
-		if hasUV {
+		if mb.hasUV {
 			m.UVTris = append(m.UVTris, tri)
 		}
-		if allN {
+		if mb.allN {
 			m.NormalTris = append(m.NormalTris, tri)
 		}
 	}
 	if len(m.Tris) == 0 {
-		return Mesh{}, false, nil
+		return nil, nil
 	}
-	if hasUV {
-		m.UVs = uvs
+	if mb.hasUV {
+		m.UVs = mb.uvs
 	}
-	if allN {
-		m.Normals = nrms
+	if mb.allN {
+		m.Normals = mb.nrms
 	}
-	if nprims > 1 {
-		for _, g := range groups {
+	if mb.nprims > 1 {
+		for _, g := range mb.groups {
 			ng := mesh.Group{Name: g.Name}
 			for _, t := range g.Tris {
 				if remap[t] >= 0 {
@@ -584,38 +691,30 @@ func (sr *sceneReader) mesh(n int, noWeld bool) (Mesh, bool, error) {
 			m.Groups = append(m.Groups, ng)
 		}
 	}
-	res := Mesh{Name: nd.Name, Mesh: m}
-	if res.Name == "" {
-		res.Name = gm.Name
-	}
-	if skinned {
-		ib, err := sr.inverseBind(*nd.Skin)
-		if err != nil {
-			return Mesh{}, false, err
-		}
-		res.Skin = &Skin{Influences: make([][]Influence, len(out)), InverseBind: ib}
+	return m, out
+}
+
+// morphs returns the n morph targets' displacements of the welded
+// vertices out, and their names from the mesh's extras.targetNames (nil
+// without them).
+func morphs(out []vertex, n int, extras any) ([][]geom.Vec3, []string) {
+	morph := make([][]geom.Vec3, n)
+	for t := range morph {
+		morph[t] = make([]geom.Vec3, len(out))
 		for i, v := range out {
-			res.Skin.Influences[i] = v.infl
+			morph[t][i] = v.morph[t]
 		}
 	}
-	if ntargets > 0 {
-		res.Morph = make([][]geom.Vec3, ntargets)
-		for t := range res.Morph {
-			res.Morph[t] = make([]geom.Vec3, len(out))
-			for i, v := range out {
-				res.Morph[t][i] = v.morph[t]
-			}
-		}
-		if ex, ok := gm.Extras.(map[string]any); ok {
-			if names, ok := ex["targetNames"].([]any); ok && len(names) == ntargets {
-				res.MorphNames = make([]string, ntargets)
-				for t, nm := range names {
-					res.MorphNames[t], _ = nm.(string)
-				}
+	var names []string
+	if ex, ok := extras.(map[string]any); ok {
+		if nms, ok := ex["targetNames"].([]any); ok && len(nms) == n {
+			names = make([]string, n)
+			for t, nm := range nms {
+				names[t], _ = nm.(string)
 			}
 		}
 	}
-	return res, true, nil
+	return morph, names
 }
 
 // triangulate turns corner indices of a TRIANGLES, TRIANGLE_STRIP or
