@@ -473,32 +473,81 @@ func (d *dec) tris(cnt, n int) [][3]int32 {
 func decodePayload(b []byte) (*Flow, error) {
 	d := &dec{b: b, field: "name"}
 	f := &Flow{Name: d.str()}
-	d.field = "fps"
-	f.FPS = d.f64()
-	if d.err == nil && (!(f.FPS > 0) || math.IsInf(f.FPS, 0)) {
-		return nil, ferr("fps", "%g, want positive", f.FPS)
+	c, err := d.header(f)
+	if err != nil {
+		return nil, err
 	}
-	d.field = "counts"
-	n, nt, m, k, nj := int(d.u32()), int(d.u32()), int(d.u32()), int(d.u32()), int(d.u32())
+	if err := d.skeleton(f, c.nj); err != nil {
+		return nil, err
+	}
+	d.field = "triangles"
+	f.Tris = d.tris(c.nt, c.n)
+	if err := d.uvs(f, c.nt); err != nil {
+		return nil, err
+	}
+	d.field = "base"
+	if base := d.f32s(3 * c.n); base != nil {
+		f.Base = make([]geom.Vec3, c.n)
+		for v := range f.Base {
+			f.Base[v] = geom.Vec3{X: base[3*v], Y: base[3*v+1], Z: base[3*v+2]}
+		}
+	}
+	if f.Weights, err = d.weights(c.n, c.nj); err != nil {
+		return nil, err
+	}
+	d.field = "poses"
+	f.Poses = d.poses(c.m, c.nj)
+	if err := d.morphs(f, c); err != nil {
+		return nil, err
+	}
 	if d.err != nil {
 		return nil, d.err
 	}
+	if len(d.b) != 0 {
+		return nil, ferr("end", "%d unread bytes after the morph weights", len(d.b))
+	}
+	return f, nil
+}
+
+// payloadCounts are a payload's sizes: vertices, triangles, frames,
+// components (morph targets) and joints.
+type payloadCounts struct{ n, nt, m, k, nj int }
+
+// header reads the frame rate and the counts into f and checks the counts
+// against the limits and the bytes left.
+func (d *dec) header(f *Flow) (payloadCounts, error) {
+	d.field = "fps"
+	f.FPS = d.f64()
+	if d.err == nil && (!(f.FPS > 0) || math.IsInf(f.FPS, 0)) {
+		return payloadCounts{}, ferr("fps", "%g, want positive", f.FPS)
+	}
+	d.field = "counts"
+	c := payloadCounts{int(d.u32()), int(d.u32()), int(d.u32()), int(d.u32()), int(d.u32())}
+	if d.err != nil {
+		return c, d.err
+	}
+	n, nt, m, k, nj := c.n, c.nt, c.m, c.k, c.nj
 	switch {
 	case n < 1 || n > maxVerts:
-		return nil, ferr("vertex count", "%d out of range [1,%d]", n, maxVerts)
+		return c, ferr("vertex count", "%d out of range [1,%d]", n, maxVerts)
 	case m < 1 || m > maxFrames:
-		return nil, ferr("frame count", "%d out of range [1,%d]", m, maxFrames)
+		return c, ferr("frame count", "%d out of range [1,%d]", m, maxFrames)
 	case k > m:
-		return nil, ferr("component count", "%d exceeds the %d frames", k, m)
+		return c, ferr("component count", "%d exceeds the %d frames", k, m)
 	case nj < 1 || nj > maxJoints:
-		return nil, ferr("joint count", "%d out of range [1,%d]", nj, maxJoints)
+		return c, ferr("joint count", "%d out of range [1,%d]", nj, maxJoints)
 	case nt < 1 || nt > 4*maxVerts:
-		return nil, ferr("triangle count", "%d out of range", nt)
+		return c, ferr("triangle count", "%d out of range", nt)
 	}
 	// Every count must fit in what is left: k targets of 6n bytes, etc.
 	if need := int64(k)*6*int64(n) + int64(m)*int64(k)*2 + int64(n)*12 + int64(m)*int64(12+16*nj); need > int64(len(d.b)) {
-		return nil, ferr("counts", "n=%d m=%d k=%d joints=%d need %d bytes, the payload has %d", n, m, k, nj, need, len(d.b))
+		return c, ferr("counts", "n=%d m=%d k=%d joints=%d need %d bytes, the payload has %d", n, m, k, nj, need, len(d.b))
 	}
+	return c, nil
+}
+
+// skeleton reads the nj joints into f.
+func (d *dec) skeleton(f *Flow, nj int) error {
 	d.field = "joints"
 	joints := make([]skel.Joint, nj)
 	for j := range joints {
@@ -511,15 +560,18 @@ func decodePayload(b []byte) (*Flow, error) {
 		jt.Axis = geom.Vec3{X: d.f64(), Y: d.f64(), Z: d.f64()}
 	}
 	if d.err != nil {
-		return nil, d.err
+		return d.err
 	}
 	sk, err := skel.NewSkeleton(joints)
 	if err != nil {
-		return nil, ferr("joints", "%v", err)
+		return ferr("joints", "%v", err)
 	}
 	f.Skeleton, f.joints = sk, joints
-	d.field = "triangles"
-	f.Tris = d.tris(nt, n)
+	return nil
+}
+
+// uvs reads the optional UVs and their nt triangles into f.
+func (d *dec) uvs(f *Flow, nt int) error {
 	d.field = "uv flag"
 	switch flag := d.u8(); flag {
 	case 0:
@@ -527,7 +579,7 @@ func decodePayload(b []byte) (*Flow, error) {
 		d.field = "uv count"
 		nuv := int(d.u32())
 		if d.err == nil && (nuv < 1 || nuv > 4*len(d.b)) {
-			return nil, ferr("uv count", "%d out of range", nuv)
+			return ferr("uv count", "%d out of range", nuv)
 		}
 		d.field = "uvs"
 		uv := d.f32s(2 * nuv)
@@ -541,22 +593,21 @@ func decodePayload(b []byte) (*Flow, error) {
 		f.UVTris = d.tris(nt, nuv)
 	default:
 		if d.err == nil {
-			return nil, ferr("uv flag", "%d, want 0 or 1", flag)
+			return ferr("uv flag", "%d, want 0 or 1", flag)
 		}
 	}
-	d.field = "base"
-	if base := d.f32s(3 * n); base != nil {
-		f.Base = make([]geom.Vec3, n)
-		for v := range f.Base {
-			f.Base[v] = geom.Vec3{X: base[3*v], Y: base[3*v+1], Z: base[3*v+2]}
-		}
-	}
+	return nil
+}
+
+// weights reads the skin weights of n vertices over nj joints: the
+// influence counts, the joints and the quantised weights.
+func (d *dec) weights(n, nj int) (skel.Weights, error) {
 	d.field = "influence counts"
 	counts := d.need(n)
 	tot := 0
 	for v, c := range counts {
 		if c < 1 || c > MaxInfluences {
-			return nil, ferr("influence counts", "vertex %d has %d, want 1..%d", v, c, MaxInfluences)
+			return skel.Weights{}, ferr("influence counts", "vertex %d has %d, want 1..%d", v, c, MaxInfluences)
 		}
 		tot += int(c)
 	}
@@ -565,9 +616,9 @@ func decodePayload(b []byte) (*Flow, error) {
 	d.field = "influence weights"
 	qs := d.planar(tot-n, 2)
 	if d.err != nil {
-		return nil, d.err
+		return skel.Weights{}, d.err
 	}
-	f.Weights = skel.Weights{Offsets: make([]int32, n+1), Joints: make([]int32, 0, tot), W: make([]float32, 0, tot)}
+	w := skel.Weights{Offsets: make([]int32, n+1), Joints: make([]int32, 0, tot), W: make([]float32, 0, tot)}
 	ji, qi := 0, 0
 	for v, c := range counts {
 		q := make([]uint16, c)
@@ -575,57 +626,62 @@ func decodePayload(b []byte) (*Flow, error) {
 			j := js[ji]
 			ji++
 			if int(j) >= nj {
-				return nil, ferr("influence joints", "vertex %d: joint %d out of range [0,%d)", v, j, nj)
+				return skel.Weights{}, ferr("influence joints", "vertex %d: joint %d out of range [0,%d)", v, j, nj)
 			}
-			f.Weights.Joints = append(f.Weights.Joints, int32(j))
+			w.Joints = append(w.Joints, int32(j))
 			if i > 0 {
 				q[i] = uint16(qs[qi])
 				qi++
 			}
 		}
-		w := dequantWeights(q)
-		if w[0] < 0 {
-			return nil, ferr("influence weights", "vertex %d: weights sum above 1", v)
+		wv := dequantWeights(q)
+		if wv[0] < 0 {
+			return skel.Weights{}, ferr("influence weights", "vertex %d: weights sum above 1", v)
 		}
-		f.Weights.W = append(f.Weights.W, w...)
-		f.Weights.Offsets[v+1] = int32(len(f.Weights.Joints))
+		w.W = append(w.W, wv...)
+		w.Offsets[v+1] = int32(len(w.Joints))
 	}
-	d.field = "poses"
+	return w, nil
+}
+
+// poses reads m poses of nj joints (nil when the bytes run out).
+func (d *dec) poses(m, nj int) []skel.Pose {
 	ps := d.f32s(m * (3 + 4*nj))
-	if ps != nil {
-		f.Poses = make([]skel.Pose, m)
-		i := 0
-		for t := range f.Poses {
-			p := skel.Pose{Root: geom.Vec3{X: ps[i], Y: ps[i+1], Z: ps[i+2]}, Rot: make([]geom.Quat, nj)}
-			i += 3
-			for j := range p.Rot {
-				p.Rot[j] = geom.Quat{W: ps[i], X: ps[i+1], Y: ps[i+2], Z: ps[i+3]}
-				i += 4
-			}
-			f.Poses[t] = p
-		}
+	if ps == nil {
+		return nil
 	}
+	out := make([]skel.Pose, m)
+	i := 0
+	for t := range out {
+		p := skel.Pose{Root: geom.Vec3{X: ps[i], Y: ps[i+1], Z: ps[i+2]}, Rot: make([]geom.Quat, nj)}
+		i += 3
+		for j := range p.Rot {
+			p.Rot[j] = geom.Quat{W: ps[i], X: ps[i+1], Y: ps[i+2], Z: ps[i+3]}
+			i += 4
+		}
+		out[t] = p
+	}
+	return out
+}
+
+// morphs reads the k targets' scales and offsets and the m frames' morph
+// weights into f.
+func (d *dec) morphs(f *Flow, c payloadCounts) error {
 	d.field = "scales"
-	f.K = k
-	f.Scale = make([]float32, k)
+	f.K = c.k
+	f.Scale = make([]float32, c.k)
 	for i := range f.Scale {
 		f.Scale[i] = math.Float32frombits(d.u32())
 		if s := float64(f.Scale[i]); d.err == nil && (!(s >= 0) || math.IsInf(s, 0)) {
-			return nil, ferr("scales", "target %d scale %g", i, s)
+			return ferr("scales", "target %d scale %g", i, s)
 		}
 	}
 	d.field = "targets"
-	f.Targets = make([][]int16, k)
+	f.Targets = make([][]int16, c.k)
 	for i := range f.Targets {
-		f.Targets[i] = d.deltaI16(3*n, 3)
+		f.Targets[i] = d.deltaI16(3*c.n, 3)
 	}
 	d.field = "morph weights"
-	f.Coef = d.deltaI16(m*k, max(k, 1))
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.b) != 0 {
-		return nil, ferr("end", "%d unread bytes after the morph weights", len(d.b))
-	}
-	return f, nil
+	f.Coef = d.deltaI16(c.m*c.k, max(c.k, 1))
+	return nil
 }
