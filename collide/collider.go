@@ -36,6 +36,12 @@ type Params struct {
 	// stays out with 10 or more (TestPenaltyContacts) and sinks 9 mm in
 	// with 3.
 	Penalty float64
+	// SqueezeFolds moves a vertex caught between two facing parts of the
+	// surface (a gap narrower than twice the safety distance, or pinched
+	// between opposed contacts) toward the opening of the crease they form
+	// as well (see Collider), so that fabric is pressed out of a closing
+	// fold instead of held there until the two parts pass into each other.
+	SqueezeFolds bool
 }
 
 func (p Params) withDefaults() Params {
@@ -117,6 +123,8 @@ type vstate struct {
 	// mass, m/s².
 	active bool
 	aN     float64
+	// sq is the squeeze (Params.SqueezeFolds) End applies, m.
+	sq geom.Vec3
 }
 
 // Stats reports what a Collider did in its last substep.
@@ -192,6 +200,18 @@ type Stats struct {
 // projection that would stretch an edge beyond 30 % is undone; and a
 // vertex in a gap narrower than twice the safety distance is moved to its
 // middle rather than into the facing surface. Stats counts the first two.
+//
+// With Params.SqueezeFolds, a vertex in such a gap (or pinched) is also
+// moved toward the opening of the crease: with n₁ and n₂ the two
+// surfaces' unit normals, both pointing into the gap, End moves it by
+//
+//	Thickness·(s − (s·n₁)n₁),  s = n₁ + n₂,
+//
+// capped like the other corrections. For walls meeting at an angle 2α,
+// |s| = 2 sin α and s lies along the bisector, toward the opening: fabric
+// in a crease that closes (an elbow or knee flexing) slides out ahead of
+// the two surfaces, and the squeeze stops once the gap is wider than
+// twice the target distance.
 // With a cloth strain limit (cloth.Options.StrainLimit) the cloth limits
 // strain again after End, spreading the pushes over the neighbours, and
 // AfterLimit (cloth.LimitHook) then undoes the pushes that still leave an
@@ -420,6 +440,7 @@ func (c *Collider) beginChunk(lo, hi int) {
 			st.free -= x.Dist(c.xEnd[i])
 		}
 		st.kind, st.fc, st.corr, st.proj, st.depth, st.query, st.bnd, st.crossed = kNone, 0, 0, 0, 0, false, false, false
+		st.sq = geom.Vec3{}
 		m := ctx.Mass(i)
 		if !(m > 0) {
 			st.d0 = math.Inf(1)
@@ -482,6 +503,9 @@ func (c *Collider) beginChunk(lo, hi int) {
 		pinched := st.active && nrm.Dot(st.n) < 0
 		if pinched {
 			vmin = min(vmin, 0)
+			if p.SqueezeFolds {
+				st.sq = squeeze(nrm, st.n, th, c.maxMove[i])
+			}
 		} else if d < th {
 			// A gap narrower than twice the target distance (thighs
 			// at the crotch): aim at its middle instead of into the
@@ -495,8 +519,11 @@ func (c *Collider) beginChunk(lo, hi int) {
 			// coarse frame) and changed nothing measurable (10
 			// jittered runs each of the MakeHuman walk and kick, 4 of
 			// three procedural clips).
-			if s, ok := b.gap(x, &con, target); ok {
+			if s, n2, ok := b.gap(x, &con, target); ok {
 				vmin = min(max(s, 0)/h, maxCorrection, c.maxMove[i]/h)
+				if p.SqueezeFolds {
+					st.sq = squeeze(nrm, n2, th, c.maxMove[i])
+				}
 			}
 		}
 		keep := st.active && d < band
@@ -595,20 +622,33 @@ func (c *Collider) AfterLimit(ctx *cloth.StepContext) error {
 // thigh at the crotch, where linear blend skinning makes the body touch or
 // interpenetrate itself). If so it returns the displacement along the
 // normal (possibly negative) that puts p halfway between the two surfaces,
-// and true: pushing it the full way would push it into the facing part,
+// the facing surface's normal, and true: pushing it the full way would push it into the facing part,
 // and neighbouring vertices in contact with either side would be pushed
 // through each other and tear the cloth apart.
-func (b *Body) gap(p geom.Vec3, con *Contact, want float64) (float64, bool) {
+func (b *Body) gap(p geom.Vec3, con *Contact, want float64) (float64, geom.Vec3, bool) {
 	n := con.Normal
 	full := want - con.Dist
 	y := p.AddScaled(full, n)
 	c2, ok := b.queryHint(y, want, con.Tri)
 	if !ok || c2.Dist >= want || c2.Normal.Dot(n) >= 0 {
-		return 0, false
+		return 0, geom.Vec3{}, false
 	}
 	// The facing surface lies at full + c2.Dist along n (approximately: its
 	// normal is taken as −n); the first at −con.Dist.
-	return min((full+c2.Dist-con.Dist)/2, full), true
+	return min((full+c2.Dist-con.Dist)/2, full), c2.Normal, true
+}
+
+// squeeze returns the move toward the opening of a crease of a vertex
+// between surfaces with unit normals n1 (its contact's) and n2, both
+// pointing into the gap: step·(s − (s·n1)n1) with s = n1 + n2, at most
+// maxMove long (see Collider).
+func squeeze(n1, n2 geom.Vec3, step, maxMove float64) geom.Vec3 {
+	s := n1.Add(n2)
+	s = s.AddScaled(-s.Dot(n1), n1).Scale(step)
+	if l := s.Len(); l > maxMove {
+		s = s.Scale(maxMove / l)
+	}
+	return s
 }
 
 // tangentProjector returns I − n nᵀ for a unit n.
@@ -669,6 +709,11 @@ func (c *Collider) endChunk(lo, hi int) {
 			}
 		}
 		x := ctx.X[i]
+		if st.sq != (geom.Vec3{}) {
+			// A position correction, not a velocity (like Begin's).
+			x = x.Add(st.sq)
+			ctx.X[i] = x
+		}
 		c.xPre[i], c.vPre[i] = x, ctx.V[i]
 		st.endOK = false
 		delta := x.Dist(c.x0[i]) + moved
@@ -709,7 +754,7 @@ func (c *Collider) endChunk(lo, hi int) {
 			// tear the cloth (strain appears after the solver's checks);
 			// the rest is corrected by the next Begin, through the solve.
 			push, narrow := th-con.Dist, false
-			if s, ok := b.gap(x, &con, th); ok {
+			if s, _, ok := b.gap(x, &con, th); ok {
 				push, narrow = s, true
 			}
 			if push <= 0 {

@@ -48,6 +48,9 @@ type Options struct {
 	Thickness float64
 	// Frictionless turns body friction off.
 	Frictionless bool
+	// SqueezeFolds makes the body colliders move cloth caught in a closing
+	// crease of the body toward its opening (collide.Params.SqueezeFolds).
+	SqueezeFolds bool
 	// NoLayers turns cloth–cloth collision between pieces off.
 	NoLayers bool
 	// NoAttach leaves the top boundary loops free. By default each loop

@@ -17,7 +17,7 @@ import (
 // cloth–cloth collision between pieces, self-collision, and the body.
 func (s *Simulator) hookCollisions() error {
 	opt := s.opt
-	cp := collide.Params{Thickness: s.thick, Frictionless: opt.Frictionless, Workers: opt.Workers, MaxDepth: 0.02}
+	cp := collide.Params{Thickness: s.thick, Frictionless: opt.Frictionless, Workers: opt.Workers, MaxDepth: 0.02, SqueezeFolds: opt.SqueezeFolds}
 	s.colliders = make([][]*collide.Collider, len(s.cloths))
 	s.snaps = make([]*collide.Snapshot, len(s.cloths))
 	if !opt.NoLayers && len(s.cloths) > 1 {

@@ -28,6 +28,7 @@ type builddbFlags struct {
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
 	skipUnsettled, noCoarse   bool
+	noSqueeze                 bool
 	strainRelax               float64
 	coarse                    int
 }
@@ -96,6 +97,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
 	fl.IntVar(&f.coarse, "coarse", 0, fmt.Sprintf("vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/%d when --verts is at least %d; -1: --verts/%d whenever --verts refines)", build.DefaultCoarseRatio, build.DefaultCoarseMinVerts, build.DefaultCoarseRatio))
 	fl.BoolVar(&f.noCoarse, "no-coarse", false, "settle each sample on the --verts garment alone (no coarse stage)")
+	fl.BoolVar(&f.noSqueeze, "no-squeeze", false, "leave cloth caught in a closing crease of the body (inner elbow, back of the knee, armpit) where the colliders hold it, instead of moving it toward the opening")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd
@@ -145,7 +147,7 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 	if f.coarse < -1 {
 		return opt, fmt.Errorf("--coarse %d: want 0 (the default), -1 (--verts/%d) or a vertex count", f.coarse, build.DefaultCoarseRatio)
 	}
-	opt.Coarse, opt.NoCoarse = f.coarse, f.noCoarse
+	opt.Coarse, opt.NoCoarse, opt.NoSqueeze = f.coarse, f.noCoarse, f.noSqueeze
 	return opt, nil
 }
 

@@ -47,6 +47,12 @@ type Options struct {
 	// NoCoarse turns the coarse stage off (each sample settles on the
 	// fine garment alone), whatever Coarse says.
 	NoCoarse bool
+	// NoSqueeze leaves cloth caught in a closing crease of the body (the
+	// inner elbow, the back of the knee, the armpit) where the colliders
+	// hold it. By default the samples settle with Sim.SqueezeFolds, which
+	// moves it toward the crease's opening; it is recorded beside the
+	// simulator settings, not in them, as StrainLimitRelax is.
+	NoSqueeze bool
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
 	Jobs int
@@ -221,6 +227,7 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	if opt.Settle.Hold == 0 {
 		opt.Settle.Hold = DefaultHold
 	}
+	opt.Sim.SqueezeFolds = !opt.NoSqueeze
 	switch m := opt.Sim.BodyOverlapMinEdge; {
 	case m == 0:
 		opt.Sim.BodyOverlapMinEdge = DefaultBodyOverlapMinEdge
@@ -302,12 +309,16 @@ type buildSettings struct {
 	// CoarseVerts is Options.Coarse as used: the target vertex count of
 	// the coarse stage, 0 when there is none.
 	CoarseVerts int `json:"coarse_verts,omitempty"`
+	// SqueezeFolds is sim.Options.SqueezeFolds of the samples' settle
+	// (Options.NoSqueeze off).
+	SqueezeFolds bool `json:"squeeze_folds"`
 }
 
 func (b *Builder) settings() (json.RawMessage, error) {
 	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "fresh simulator per sample, started from the garment settled once in the rest pose"}
 	s.Sim.Workers = 0 // does not change results
 	s.StrainRelax, s.Sim.StrainLimitRelax = s.Sim.StrainLimitRelax, 0
+	s.SqueezeFolds, s.Sim.SqueezeFolds = s.Sim.SqueezeFolds, false
 	if b.coarse != nil {
 		s.CoarseVerts = b.opt.Coarse
 		s.Start = fmt.Sprintf("fresh simulators per sample: the garment refined to %d vertices (coarse_verts) settled into the pose from its rest settle, "+
