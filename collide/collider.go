@@ -622,9 +622,10 @@ func (c *Collider) AfterLimit(ctx *cloth.StepContext) error {
 // thigh at the crotch, where linear blend skinning makes the body touch or
 // interpenetrate itself). If so it returns the displacement along the
 // normal (possibly negative) that puts p halfway between the two surfaces,
-// the facing surface's normal, and true: pushing it the full way would push it into the facing part,
-// and neighbouring vertices in contact with either side would be pushed
-// through each other and tear the cloth apart.
+// the facing surface's normal, and true: pushing it the full way would
+// push it into the facing part, and neighbouring vertices in contact with
+// either side would be pushed through each other and tear the cloth
+// apart.
 func (b *Body) gap(p geom.Vec3, con *Contact, want float64) (float64, geom.Vec3, bool) {
 	n := con.Normal
 	full := want - con.Dist
@@ -709,8 +710,9 @@ func (c *Collider) endChunk(lo, hi int) {
 			}
 		}
 		x := ctx.X[i]
-		if st.sq != (geom.Vec3{}) {
-			// A position correction, not a velocity (like Begin's).
+		if st.sq != (geom.Vec3{}) && !c.pinned[i] {
+			// A position correction, not a velocity (like Begin's);
+			// hard attachments stay where their targets put them.
 			x = x.Add(st.sq)
 			ctx.X[i] = x
 		}
