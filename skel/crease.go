@@ -44,9 +44,11 @@ type Crease struct {
 //	x ← x − s·t·n,
 //
 // with s rising smoothly from 0 at a flexion (π − ∠(d_p, d_d)) of
-// creaseStart to 1 at creaseFull: a straight or slightly bent limb, whose
-// skinned segments are apart, is untouched, and the correction grows
-// continuously with the bend. A vertex belongs to a segment by its
+// creaseStart, or the rest pose's flexion where that is more, to 1 at
+// creaseFull − creaseStart beyond that: a straight or slightly bent limb,
+// whose skinned segments are apart, and the rest pose (an A-pose's bent
+// elbows) are untouched, and the correction grows continuously with the
+// bend. A vertex belongs to a segment by its
 // largest weight (ties to the lower joint index): the distal segment is
 // Joint's subtree, the proximal one the joints from Proximal down to
 // Joint's parent.
@@ -56,6 +58,7 @@ type Crease struct {
 type Creaser struct {
 	creases []Crease
 	rest    [][3]geom.Vec3 // per crease: rest heads of Proximal, Joint, Distal
+	start   []float64      // per crease: the flexion where flattening starts, radians
 	prox    [][]int32      // per crease: the proximal segment's vertices
 	dist    [][]int32      // per crease: the distal segment's vertices
 	nverts  int
@@ -98,6 +101,7 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 			return nil, fmt.Errorf("skel: crease %d at %q: a segment has no length", i, sk.Joint(cr.Joint).Name)
 		}
 		c.rest = append(c.rest, h)
+		c.start = append(c.start, max(creaseStart, flexion(h[0].Sub(h[1]).Unit(), h[2].Sub(h[1]).Unit())))
 	}
 	c.prox = make([][]int32, len(creases))
 	c.dist = make([][]int32, len(creases))
@@ -153,8 +157,7 @@ func (c *Creaser) Apply(skin []geom.Rigid, x []geom.Vec3) {
 		o := skin[cr.Joint].Apply(h[1])
 		dp := skin[cr.Proximal].Apply(h[0]).Sub(o).Unit()
 		dd := skin[cr.Distal].Apply(h[2]).Sub(o).Unit()
-		flex := math.Pi - math.Acos(max(-1, min(1, dp.Dot(dd))))
-		s := smoothstep((flex - creaseStart) / (creaseFull - creaseStart))
+		s := smoothstep((flexion(dp, dd) - c.start[i]) / (creaseFull - creaseStart))
 		if s == 0 {
 			continue
 		}
@@ -184,6 +187,12 @@ func flatten(x []geom.Vec3, vs []int32, o, m, in geom.Vec3, s, sign float64) {
 		}
 		x[v] = x[v].Sub(m.Scale(s * t))
 	}
+}
+
+// flexion returns the bend between segments of unit directions dp and dd
+// from their joint: π − ∠(dp, dd), 0 for a straight limb.
+func flexion(dp, dd geom.Vec3) float64 {
+	return math.Pi - math.Acos(max(-1, min(1, dp.Dot(dd))))
 }
 
 // smoothstep is 3t² − 2t³ on [0, 1], clamped outside.

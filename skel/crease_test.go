@@ -2,6 +2,7 @@ package skel
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pleat-dev/pleat/geom"
@@ -174,6 +175,39 @@ func TestNewCreaserErrors(t *testing.T) {
 	} {
 		if _, err := NewCreaser(sk, w, []Crease{tc.c}); err == nil {
 			t.Errorf("%s: %+v: no error", tc.name, tc.c)
+		}
+	}
+}
+
+// TestCreaserRestBend checks that a rig resting with its elbow bent (an
+// A-pose's elbows: 50° here) is untouched at rest, where the artist's
+// mesh has no overlap, and flattened once bent well beyond it.
+func TestCreaserRestBend(t *testing.T) {
+	sk0, rest0, w, cr := creaseArm(t, 0.05)
+	// The same arm modelled bent 50°: its rest shape is the straight
+	// arm's skinned there.
+	skin50 := bent(sk0, 50)
+	rest := LBS(rest0, w, skin50, nil)
+	joints := sk0.Joints()
+	joints[1].Rest.R = geom.QuatAxisAngle(geom.Vec3{X: -1}, 50*math.Pi/180)
+	sk, err := NewSkeleton(joints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCreaser(sk, w, []Crease{cr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		deg  float64 // beyond the rest bend
+		move bool
+	}{{0, false}, {-20, false}, {60, true}, {95, true}} {
+		skin := bent(sk, tc.deg)
+		x := LBS(rest, w, skin, nil)
+		y := append([]geom.Vec3(nil), x...)
+		c.Apply(skin, y)
+		if moved := !slices.Equal(x, y); moved != tc.move {
+			t.Errorf("bent %g° beyond a rest bend of 50°: moved %v, want %v", tc.deg, moved, tc.move)
 		}
 	}
 }
