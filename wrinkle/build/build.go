@@ -564,3 +564,31 @@ func RigCreases(rig *wrinkle.Rig) []skel.Crease {
 	}
 	return out
 }
+
+// SettingsCreases returns the creases db's samples settled with (its build
+// settings' "creases", by joint name), as joints of sk; none for a
+// database built without them.
+func SettingsCreases(db *wrinkle.DB, sk *skel.Skeleton) ([]skel.Crease, error) {
+	var s struct {
+		Creases []string `json:"creases"`
+	}
+	if len(db.Header.Settings) > 0 {
+		if err := json.Unmarshal(db.Header.Settings, &s); err != nil {
+			return nil, fmt.Errorf("build: database settings: %w", err)
+		}
+	}
+	var out []skel.Crease
+	for _, c := range s.Creases {
+		names := strings.Split(c, "/")
+		var j [3]int
+		ok := len(names) == 3
+		for k := 0; ok && k < 3; k++ {
+			j[k], ok = sk.Index(names[k])
+		}
+		if !ok {
+			return nil, fmt.Errorf("build: database settings: crease %q: want three joints of the skeleton as proximal/joint/distal", c)
+		}
+		out = append(out, skel.Crease{Proximal: j[0], Joint: j[1], Distal: j[2]})
+	}
+	return out, nil
+}

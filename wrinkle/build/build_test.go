@@ -205,6 +205,13 @@ func TestResumeShardMerge(t *testing.T) {
 	if len(rec.Creases) != 4 || rec.Sim.Creases != nil {
 		t.Errorf("header settings record creases %q and sim's %v, want the four elbows and knees beside plain simulator settings", rec.Creases, rec.Sim.Creases)
 	}
+	rig, err := wrinkle.Bind(coarseScene(t).Character.Skeleton, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SettingsCreases(db, rig.Skeleton); err != nil || !slices.Equal(got, RigCreases(rig)) {
+		t.Errorf("SettingsCreases: %v, %v; want the rig's creases %v", got, err, RigCreases(rig))
+	}
 	if rec.Sim.BodyOverlapMinEdge != DefaultBodyOverlapMinEdge {
 		t.Errorf("header settings record a body-overlap edge bound of %g m, want the build's default %g", rec.Sim.BodyOverlapMinEdge, DefaultBodyOverlapMinEdge)
 	}
