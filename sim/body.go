@@ -21,6 +21,9 @@ type bodies struct {
 	fullW skel.Weights
 	col   *mesh.Mesh // the collision proxy in the rest pose (collisionProxy)
 	colW  skel.Weights
+	// colCrease and fullCrease flatten the skinned bodies' creases
+	// (Options.Creases; nil without).
+	colCrease, fullCrease *skel.Creaser
 
 	skinner skel.Skinner
 	// setup is the collision body for the setup's push-outs and the
@@ -43,7 +46,7 @@ type bodies struct {
 
 // newBodies builds the collision bodies of a simulator in p's start pose.
 func newBodies(p *Prepared, workers int) (*bodies, error) {
-	b := &bodies{full: p.ch.Body, fullW: p.ch.Weights, col: p.col, colW: p.colW}
+	b := &bodies{full: p.ch.Body, fullW: p.ch.Weights, col: p.col, colW: p.colW, colCrease: p.colCrease, fullCrease: p.fullCrease}
 	// The collision body is skinned on all workers (bit-identical to the
 	// serial skinning for any count): it is the largest serial part of a
 	// coarse frame.
@@ -75,7 +78,11 @@ func newBodies(p *Prepared, workers int) (*bodies, error) {
 
 // skin returns the collision body's vertices for skinning transforms skin.
 func (b *bodies) skin(skin []geom.Rigid, dst []geom.Vec3) []geom.Vec3 {
-	return b.skinner.LBS(b.col.Verts, b.colW, skin, dst)
+	dst = b.skinner.LBS(b.col.Verts, b.colW, skin, dst)
+	if b.colCrease != nil {
+		b.colCrease.Apply(skin, dst)
+	}
+	return dst
 }
 
 // penetration returns the full body skinned by skin. The full body's
@@ -91,6 +98,9 @@ func (b *bodies) penetration(skin []geom.Rigid) (*collide.Body, error) {
 		b.pen = pen
 	}
 	b.penX = b.skinner.LBS(b.full.Verts, b.fullW, skin, b.penX)
+	if b.fullCrease != nil {
+		b.fullCrease.Apply(skin, b.penX)
+	}
 	b.pen.SetFrame(b.penX)
 	return b.pen, nil
 }

@@ -77,11 +77,14 @@ type Prepared struct {
 	notes  []string
 	col    *mesh.Mesh // the collision proxy in the rest pose
 	colW   skel.Weights
-	proxy  string // the proxy's note
-	pose   skel.Pose
-	start  [][]geom.Vec3 // per piece: positions in the start pose
-	rest   []*mesh.Mesh  // per piece: the mesh the cloth's rest shape is taken from
-	mats   []cloth.Material
+	// colCrease and fullCrease flatten the collision and full bodies'
+	// creases (Options.Creases; nil without).
+	colCrease, fullCrease *skel.Creaser
+	proxy                 string // the proxy's note
+	pose                  skel.Pose
+	start                 [][]geom.Vec3 // per piece: positions in the start pose
+	rest                  []*mesh.Mesh  // per piece: the mesh the cloth's rest shape is taken from
+	mats                  []cloth.Material
 }
 
 // resolved are the options with their defaults filled in.
@@ -112,7 +115,18 @@ func Prepare(ch *character.Character, garments []*character.Garment, opt Options
 	if p.col, p.colW, p.proxy, err = collisionProxy(ch.Body, ch.Weights, p.pieces, opt.BodyProxy); err != nil {
 		return nil, err
 	}
+	if len(opt.Creases) > 0 {
+		if p.colCrease, err = skel.NewCreaser(ch.Skeleton, p.colW, opt.Creases); err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
+		if p.fullCrease, err = skel.NewCreaser(ch.Skeleton, ch.Weights, opt.Creases); err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
+	}
 	colX := skel.LBS(p.col.Verts, p.colW, skin0, nil)
+	if p.colCrease != nil {
+		p.colCrease.Apply(skin0, colX)
+	}
 	body, err := collide.NewBody(&mesh.Mesh{Verts: colX, Tris: p.col.Tris})
 	if err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)

@@ -51,6 +51,10 @@ type Options struct {
 	// SqueezeFolds makes the body colliders move cloth caught in a closing
 	// crease of the body toward its opening (collide.Params.SqueezeFolds).
 	SqueezeFolds bool
+	// Creases are the joints where the body is flattened where two
+	// segments of a bent limb pass into each other (skel.Creaser), in the
+	// body the cloth collides with and the one penetration is measured on.
+	Creases []skel.Crease `json:",omitempty"`
 	// NoLayers turns cloth–cloth collision between pieces off.
 	NoLayers bool
 	// NoAttach leaves the top boundary loops free. By default each loop

@@ -324,6 +324,9 @@ func (s *Simulator) initStepping() {
 	for lo := 0; lo < len(b.pre); lo += preChunk {
 		s.pre.add(1, func() { skel.LBSPart(b.col.Verts, b.colW, s.preSkin, b.pre, lo, min(lo+preChunk, len(b.pre))) })
 	}
+	if b.colCrease != nil {
+		s.pre.add(len(s.pre.tasks), func() { b.colCrease.Apply(s.preSkin, b.pre) })
+	}
 	s.pre.add(len(s.pre.tasks), func() { s.loops.targets(b.pre, s.loops.ahead) })
 }
 

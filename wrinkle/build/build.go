@@ -53,6 +53,12 @@ type Options struct {
 	// moves it toward the crease's opening; it is recorded beside the
 	// simulator settings, not in them, as StrainLimitRelax is.
 	NoSqueeze bool
+	// NoCreases skins the body as it is where a bent elbow or knee lets
+	// its two segments pass into each other. By default the samples
+	// settle on a body flattened there (sim.Options.Creases at the rig's
+	// elbows and knees, skel.Creaser); it is recorded beside the
+	// simulator settings, as NoSqueeze is.
+	NoCreases bool
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
 	Jobs int
@@ -246,6 +252,9 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
+	if !opt.NoCreases {
+		opt.Sim.Creases = RigCreases(rig)
+	}
 	prep, err := sim.Prepare(ch, garments, opt.Sim)
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
@@ -312,6 +321,9 @@ type buildSettings struct {
 	// SqueezeFolds is sim.Options.SqueezeFolds of the samples' settle
 	// (Options.NoSqueeze off).
 	SqueezeFolds bool `json:"squeeze_folds"`
+	// Creases names the joints of sim.Options.Creases of the samples'
+	// settle (Options.NoCreases off), each as proximal/joint/distal.
+	Creases []string `json:"creases,omitempty"`
 }
 
 func (b *Builder) settings() (json.RawMessage, error) {
@@ -319,6 +331,11 @@ func (b *Builder) settings() (json.RawMessage, error) {
 	s.Sim.Workers = 0 // does not change results
 	s.StrainRelax, s.Sim.StrainLimitRelax = s.Sim.StrainLimitRelax, 0
 	s.SqueezeFolds, s.Sim.SqueezeFolds = s.Sim.SqueezeFolds, false
+	for _, c := range s.Sim.Creases {
+		sk := b.ch.Skeleton
+		s.Creases = append(s.Creases, sk.Joint(c.Proximal).Name+"/"+sk.Joint(c.Joint).Name+"/"+sk.Joint(c.Distal).Name)
+	}
+	s.Sim.Creases = nil
 	if b.coarse != nil {
 		s.CoarseVerts = b.opt.Coarse
 		s.Start = fmt.Sprintf("fresh simulators per sample: the garment refined to %d vertices (coarse_verts) settled into the pose from its rest settle, "+
@@ -531,4 +548,47 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 		MaxStrain: st.MaxStretch, MaxPenetration: st.MaxDepth, Penetrating: st.Deep,
 	}
 	return pos, res, nil
+}
+
+// RigCreases returns the creases of rig's elbows and knees: each hinge's
+// joint between the proximal role's joint (shoulder, hip) and the end of
+// its own bone (wrist, ankle).
+func RigCreases(rig *wrinkle.Rig) []skel.Crease {
+	var out []skel.Crease
+	for _, h := range [...][2]wrinkle.Role{
+		{wrinkle.LeftShoulder, wrinkle.LeftElbow}, {wrinkle.RightShoulder, wrinkle.RightElbow},
+		{wrinkle.LeftHip, wrinkle.LeftKnee}, {wrinkle.RightHip, wrinkle.RightKnee},
+	} {
+		p, j := rig.Roles[h[0]], rig.Roles[h[1]]
+		out = append(out, skel.Crease{Proximal: p.Chain[0], Joint: j.Chain[0], Distal: j.End})
+	}
+	return out
+}
+
+// SettingsCreases returns the creases db's samples settled with (its build
+// settings' "creases", by joint name), as joints of sk; none for a
+// database built without them.
+func SettingsCreases(db *wrinkle.DB, sk *skel.Skeleton) ([]skel.Crease, error) {
+	var s struct {
+		Creases []string `json:"creases"`
+	}
+	if len(db.Header.Settings) > 0 {
+		if err := json.Unmarshal(db.Header.Settings, &s); err != nil {
+			return nil, fmt.Errorf("build: database settings: %w", err)
+		}
+	}
+	var out []skel.Crease
+	for _, c := range s.Creases {
+		names := strings.Split(c, "/")
+		var j [3]int
+		ok := len(names) == 3
+		for k := 0; ok && k < 3; k++ {
+			j[k], ok = sk.Index(names[k])
+		}
+		if !ok {
+			return nil, fmt.Errorf("build: database settings: crease %q: want three joints of the skeleton as proximal/joint/distal", c)
+		}
+		out = append(out, skel.Crease{Proximal: j[0], Joint: j[1], Distal: j[2]})
+	}
+	return out, nil
 }

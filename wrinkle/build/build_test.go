@@ -193,6 +193,7 @@ func TestResumeShardMerge(t *testing.T) {
 	var rec struct {
 		Sim         sim.Options `json:"sim"`
 		StrainRelax float64     `json:"strain_relax"`
+		Creases     []string    `json:"creases"`
 	}
 	if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
 		t.Fatal(err)
@@ -200,6 +201,16 @@ func TestResumeShardMerge(t *testing.T) {
 	if rec.StrainRelax != DefaultStrainRelax || rec.Sim.StrainLimitRelax != 0 {
 		t.Errorf("header settings record strain relaxation %g and sim's %g, want %g beside plain simulator settings",
 			rec.StrainRelax, rec.Sim.StrainLimitRelax, DefaultStrainRelax)
+	}
+	if len(rec.Creases) != 4 || rec.Sim.Creases != nil {
+		t.Errorf("header settings record creases %q and sim's %v, want the four elbows and knees beside plain simulator settings", rec.Creases, rec.Sim.Creases)
+	}
+	rig, err := wrinkle.Bind(coarseScene(t).Character.Skeleton, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SettingsCreases(db, rig.Skeleton); err != nil || !slices.Equal(got, RigCreases(rig)) {
+		t.Errorf("SettingsCreases: %v, %v; want the rig's creases %v", got, err, RigCreases(rig))
 	}
 	if rec.Sim.BodyOverlapMinEdge != DefaultBodyOverlapMinEdge {
 		t.Errorf("header settings record a body-overlap edge bound of %g m, want the build's default %g", rec.Sim.BodyOverlapMinEdge, DefaultBodyOverlapMinEdge)
@@ -395,5 +406,57 @@ func TestStartFrom(t *testing.T) {
 	}
 	if err := sm.StartFrom(b.start); err == nil || !strings.Contains(err.Error(), "after the simulation started") {
 		t.Errorf("StartFrom after SettleTo: %v", err)
+	}
+}
+
+// TestRigCreases checks the creases found on the procedural mannequin's
+// rig: each elbow and knee between its shoulder or hip and its wrist or
+// ankle, by the rig's roles.
+func TestRigCreases(t *testing.T) {
+	sc := coarseScene(t)
+	rig, err := wrinkle.Bind(sc.Character.Skeleton, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := RigCreases(rig)
+	sk := rig.Skeleton
+	want := [][3]wrinkle.Role{
+		{wrinkle.LeftShoulder, wrinkle.LeftElbow}, {wrinkle.RightShoulder, wrinkle.RightElbow},
+		{wrinkle.LeftHip, wrinkle.LeftKnee}, {wrinkle.RightHip, wrinkle.RightKnee},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d creases, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.Proximal != rig.Roles[w[0]].Chain[0] || c.Joint != rig.Roles[w[1]].Chain[0] || c.Distal != rig.Roles[w[1]].End {
+			t.Errorf("crease %d: %s/%s/%s, want the %s, %s and the end of its bone", i,
+				sk.Joint(c.Proximal).Name, sk.Joint(c.Joint).Name, sk.Joint(c.Distal).Name, w[0], w[1])
+		}
+	}
+	if _, err := skel.NewCreaser(sk, sc.Character.Weights, got); err != nil {
+		t.Errorf("the rig's creases: %v", err)
+	}
+}
+
+// TestCreasesOpenKnee settles the mannequin's left knee bent 150°, where
+// its skinned calf passes into its thigh, on the body as skinned and on
+// the body flattened at its creases (the default): the trousers caught
+// in the overlap come out only on the second.
+func TestCreasesOpenKnee(t *testing.T) {
+	const spec = `{"format": "pleat-wrinkle-spec", "version": 1, "joints": [
+ {"role": "left_knee", "flex": {"min": 150, "max": 150, "step": 15}}]}`
+	depth := func(noCreases bool) float64 {
+		data, _ := buildSpec(t, t.TempDir(), spec, Options{Settle: sim.SettleOptions{Transition: 0.5, MaxTime: 1.5}, NoCreases: noCreases})
+		db, err := wrinkle.Read(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db.Samples[0].Stats.MaxPenetration
+	}
+	plain, creased := depth(true), depth(false)
+	t.Logf("deepest vertex: %.1f mm on the body as skinned, %.1f mm flattened at its creases", plain*1000, creased*1000)
+	if creased > 0.002 || plain < creased+0.003 {
+		t.Errorf("deepest vertex %.1f mm on the body as skinned, %.1f mm flattened: want at most 2 mm flattened, 3 mm less than skinned", plain*1000, creased*1000)
 	}
 }

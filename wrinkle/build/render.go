@@ -75,6 +75,17 @@ func RenderSample(db *wrinkle.DB, rig *wrinkle.Rig, ch *character.Character, i i
 	}
 	skin := skel.SkinMatrices(ch.Skeleton, pose, nil)
 	body := skel.LBS(ch.Body.Verts, ch.Weights, skin, nil)
+	creases, err := SettingsCreases(db, ch.Skeleton)
+	if err != nil {
+		return out, err
+	}
+	if len(creases) > 0 {
+		c, err := skel.NewCreaser(ch.Skeleton, ch.Weights, creases)
+		if err != nil {
+			return out, fmt.Errorf("build: render: %w", err)
+		}
+		c.Apply(skin, body) // the body the sample settled on
+	}
 	garment := &mesh.Mesh{Verts: pos, Tris: db.Tris}
 	top, err := mesh.NewTopology(garment)
 	if err != nil {
