@@ -3,7 +3,8 @@
 // skinning weights, and linear blend (LBS) and dual-quaternion (DQS)
 // skinning. It also expresses a joint's rotation as anatomical angles
 // (hinge flexion; ball-joint swing and twist) and back, which the wrinkle
-// database uses to sample joints on a grid.
+// database uses to sample joints on a grid, and flattens a skinned limb
+// where its bent segments pass into each other (Creaser).
 //
 // Conventions:
 //   - Units are metres and radians; right-handed coordinates, +Y up.

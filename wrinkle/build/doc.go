@@ -44,7 +44,14 @@
 // hand for an elbow) is skinned into the pose and tested against the rest
 // of the body (collide.Body signed distance), without the segment the limb
 // hangs from, where a limb folds against itself (inner elbow, back of the
-// knee, armpit). A limb more than Options.PoseTolerance inside is a pose
+// knee, armpit). There the skinning itself lets the two segments pass into
+// each other (the MakeHuman calf 58 mm into the thigh at a knee flexion of
+// 150°), so the samples settle on a body flattened at the rig's elbows and
+// knees (RigCreases, skel.Creaser; Options.NoCreases keeps the skinned
+// body), where cloth caught in the crease has an outside to go to, and
+// cloth caught in a closing crease is moved toward its mouth
+// (sim.Options.SqueezeFolds; Options.NoSqueeze). A limb more than
+// Options.PoseTolerance inside is a pose
 // no body takes; Run refuses such a spec unless told to keep them
 // (Options.KeepInvalid) or to record them as missing
 // (Options.SkipInvalid; Options.SkipUnsettled likewise for samples that
