@@ -123,14 +123,7 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 }
 
 // descends reports whether joint j is a or a descendant of it.
-func descends(sk *Skeleton, j, a int) bool {
-	for ; j >= 0; j = sk.Parent(j) {
-		if j == a {
-			return true
-		}
-	}
-	return false
-}
+func descends(sk *Skeleton, j, a int) bool { return j == a || sk.IsAncestor(a, j) }
 
 // dominant returns vertex v's joint of largest weight (the lower index on
 // a tie), −1 for none.

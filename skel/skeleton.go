@@ -191,6 +191,17 @@ func (sk *Skeleton) Index(name string) (int, bool) {
 	return j, ok
 }
 
+// IsAncestor reports whether joint a is a proper ancestor of joint j (its
+// parent, its parent's parent, ...).
+func (sk *Skeleton) IsAncestor(a, j int) bool {
+	for j = sk.Parent(j); j >= 0; j = sk.Parent(j) {
+		if j == a {
+			return true
+		}
+	}
+	return false
+}
+
 // Children returns the children of joint j in increasing index order. The
 // slice is shared: do not modify it.
 func (sk *Skeleton) Children(j int) []int { return sk.children[j] }

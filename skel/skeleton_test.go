@@ -155,3 +155,24 @@ func TestFromBones(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAncestor(t *testing.T) {
+	id := geom.Rigid{R: geom.QuatIdentity()}
+	sk, err := NewSkeleton([]Joint{
+		{Name: "root", Parent: -1, Rest: id},
+		{Name: "a", Parent: 0, Rest: id},
+		{Name: "b", Parent: 1, Rest: id},
+		{Name: "c", Parent: 0, Rest: id},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		a, j int
+		want bool
+	}{{0, 2, true}, {1, 2, true}, {0, 3, true}, {2, 2, false}, {3, 2, false}, {2, 1, false}, {0, 0, false}} {
+		if got := sk.IsAncestor(tc.a, tc.j); got != tc.want {
+			t.Errorf("IsAncestor(%d, %d) = %v, want %v", tc.a, tc.j, got, tc.want)
+		}
+	}
+}

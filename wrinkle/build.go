@@ -149,7 +149,7 @@ func NewBuild(in BuildInput) (*Build, error) {
 	for r := range b.subtree {
 		c := in.Rig.Roles[r].Chain[0]
 		for j := 0; j < sk.NumJoints(); j++ {
-			if j == c || isAncestor(sk, c, j) {
+			if j == c || sk.IsAncestor(c, j) {
 				b.subtree[r] = append(b.subtree[r], j)
 			}
 		}

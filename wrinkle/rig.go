@@ -197,15 +197,6 @@ func resolvable(sk *skel.Skeleton, m NameMap) int {
 	return n
 }
 
-func isAncestor(sk *skel.Skeleton, a, j int) bool {
-	for j = sk.Parent(j); j >= 0; j = sk.Parent(j) {
-		if j == a {
-			return true
-		}
-	}
-	return false
-}
-
 func bind(sk *skel.Skeleton, m NameMap) (*Rig, error) {
 	r := &Rig{Skeleton: sk, Names: NameMap{Name: m.Name}, restW: sk.RestWorld()}
 	for role := Role(0); role < NumRoles; role++ {
@@ -222,7 +213,7 @@ func bind(sk *skel.Skeleton, m NameMap) (*Rig, error) {
 			if !ok {
 				return bad("no joint %q in the skeleton", n)
 			}
-			if k > 0 && !isAncestor(sk, rj.Chain[k-1], j) {
+			if k > 0 && !sk.IsAncestor(rj.Chain[k-1], j) {
 				return bad("chain joint %q is not a descendant of %q", n, rn.Chain[k-1])
 			}
 			rj.Chain = append(rj.Chain, j)
@@ -233,7 +224,7 @@ func bind(sk *skel.Skeleton, m NameMap) (*Rig, error) {
 		if !ok {
 			return bad("no end joint %q in the skeleton", rn.End)
 		}
-		if !isAncestor(sk, rj.Chain[len(rj.Chain)-1], e) {
+		if !sk.IsAncestor(rj.Chain[len(rj.Chain)-1], e) {
 			return bad("end joint %q is not a descendant of the chain", rn.End)
 		}
 		rj.End = e

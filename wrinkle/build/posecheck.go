@@ -85,7 +85,7 @@ func newPoseChecker(ch *character.Character, rig *wrinkle.Rig, spec *wrinkle.Spe
 		base := rig.Roles[r].Chain[0]
 		moves := make([]bool, sk.NumJoints())
 		for j := range moves {
-			moves[j] = j == base || isAncestor(sk, base, j)
+			moves[j] = j == base || sk.IsAncestor(base, j)
 		}
 		parent := sk.Parent(base)
 		wMove := make([]float64, len(ch.Body.Verts))
@@ -140,15 +140,6 @@ func compact(verts []geom.Vec3, tris [][3]int32) *mesh.Mesh {
 		}
 	}
 	return m
-}
-
-func isAncestor(sk *skel.Skeleton, a, j int) bool {
-	for j = sk.Parent(j); j >= 0; j = sk.Parent(j) {
-		if j == a {
-			return true
-		}
-	}
-	return false
 }
 
 // check skins the moving limb into the sample's pose and measures how deep
