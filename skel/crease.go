@@ -106,7 +106,7 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 	c.prox = make([][]int32, len(creases))
 	c.dist = make([][]int32, len(creases))
 	for v := range n {
-		d := dominant(w, v)
+		d := w.Dominant(v)
 		if d < 0 {
 			continue
 		}
@@ -124,19 +124,6 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 
 // descends reports whether joint j is a or a descendant of it.
 func descends(sk *Skeleton, j, a int) bool { return j == a || sk.IsAncestor(a, j) }
-
-// dominant returns vertex v's joint of largest weight (the lower index on
-// a tie), −1 for none.
-func dominant(w Weights, v int) int {
-	best, bw := -1, float32(0)
-	for k := w.Offsets[v]; k < w.Offsets[v+1]; k++ {
-		j, wk := int(w.Joints[k]), w.W[k]
-		if wk > bw || wk == bw && best >= 0 && j < best {
-			best, bw = j, wk
-		}
-	}
-	return best
-}
 
 // Apply flattens the creases of the body x, skinned by skin (SkinMatrices
 // of the pose), in place. It panics if len(x) is not the body's vertex

@@ -18,6 +18,19 @@ type Weights struct {
 	W       []float32
 }
 
+// Dominant returns vertex v's joint of largest weight (the lower index on
+// a tie), −1 for a vertex without weights.
+func (w Weights) Dominant(v int) int {
+	best, bw := -1, float32(0)
+	for k := w.Offsets[v]; k < w.Offsets[v+1]; k++ {
+		j, wk := int(w.Joints[k]), w.W[k]
+		if wk > bw || wk == bw && best >= 0 && j < best {
+			best, bw = j, wk
+		}
+	}
+	return best
+}
+
 // Influence is one (joint, weight) pair.
 type Influence struct {
 	Joint int32

@@ -34,7 +34,9 @@ framed on the sample's joint, one PNG per sample in --out. --sample picks
 the sample of a role nearest the given angles in degrees, in the role's DoF
 order (flex, abduct or side, twist; missing ones are 0). A sample the
 build recorded as missing is drawn filled in from its neighbours, as
-synthesis uses it, and said so.`,
+synthesis uses it, and said so. --deep draws the garment without the body,
+its vertices more than 2 mm inside the body in green, and says how many
+there are, how deep the deepest is and which joint's skin it is under.`,
 		Example: `  pleat db render out/suit.pdb --character $PLEAT_ASSETS/makehuman
   pleat db render out/small.pdb --sample left_elbow=60 --sample right_hip=30,15 --out out/renders`,
 		Args: cobra.ExactArgs(1),
@@ -51,6 +53,7 @@ synthesis uses it, and said so.`,
 	fl.IntVar(&opt.Height, "height", 500, "height of each view, pixels")
 	fl.Float64Var(&opt.Scale, "scale", 0, "curvature (1/m) at full colour (0: twice each sample's RMS)")
 	fl.Float64Var(&opt.Half, "half", 0.3, "half size (m) of the box framed around the joint")
+	fl.BoolVar(&opt.Deep, "deep", false, "draw the garment alone with its vertices more than 2 mm inside the body in green, and report them")
 	return cmd
 }
 
@@ -136,6 +139,12 @@ func runDBRender(cmd *cobra.Command, file, character, rigPath, out string, sampl
 		note := ""
 		if r.Filled {
 			note = " (missing in the database: filled in from its neighbours: " + ss.Missing + ")"
+		}
+		if opt.Deep {
+			note += fmt.Sprintf("; %d garment vertices more than 2 mm inside the body (green)", r.Deep.Verts)
+			if r.Deep.Verts > 0 {
+				note += fmt.Sprintf(", the deepest %.1f mm under %s's skin", r.Deep.MaxDepth*1000, r.Deep.Joint)
+			}
 		}
 		fmt.Fprintf(w, "%s: sample %d, curvature ±%.0f 1/m at full colour, strain %.1f%%, depth %.1f mm%s\n",
 			path, ss.Index, r.Scale, ss.Stats.MaxStrain*100, ss.Stats.MaxPenetration*1000, note)

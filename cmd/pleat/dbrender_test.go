@@ -9,8 +9,9 @@ import (
 )
 
 // TestDBRender builds a two-sample database on the coarse procedural suit
-// and renders its bent elbow: one PNG of two views; a bad --sample is an
-// error naming it.
+// and renders its bent elbow: one PNG of two views, and with --deep a
+// report of the garment inside the body; a bad --sample is an error
+// naming it.
 func TestDBRender(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 2 samples")
@@ -45,6 +46,10 @@ func TestDBRender(t *testing.T) {
 	}
 	if b := img.Bounds(); b.Dx() != 240 || b.Dy() != 150 {
 		t.Errorf("image %v, want two views of 120×150", b)
+	}
+	text, err = run(t, "db", "render", db, "--sample", "left_elbow=90", "--width", "120", "--height", "150", "--deep", "--out", out)
+	if err != nil || !strings.Contains(text, "garment vertices more than 2 mm inside the body (green)") {
+		t.Errorf("db render --deep: %v, output does not report the deep vertices:\n%s", err, text)
 	}
 	for _, bad := range []string{"elbow=90", "left_elbow=x", "left_elbow=10,20"} {
 		if _, err := run(t, "db", "render", db, "--sample", bad, "--out", out); err == nil || !strings.Contains(err.Error(), bad) {

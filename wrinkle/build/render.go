@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/render"
@@ -26,6 +27,11 @@ type RenderOptions struct {
 	// Half is the half size (m) of the box framed around the sample's
 	// joint; 0 means 0.3.
 	Half float64
+	// Deep draws the garment alone, its vertices more than
+	// collide.DeepPenetration inside the body (the sample's depth as the
+	// build measured it) in green instead of their curvature, and reports
+	// them (SampleRender.Deep).
+	Deep bool
 }
 
 // SampleRender is a drawn sample.
@@ -36,6 +42,55 @@ type SampleRender struct {
 	// Filled is true when the sample is missing from the database and its
 	// positions were filled in from its neighbours (wrinkle.DB.FillIn).
 	Filled bool
+	// Deep says where the garment is inside the body (RenderOptions.Deep).
+	Deep DeepReport
+}
+
+// DeepReport tells where a sample's garment is more than
+// collide.DeepPenetration inside the body.
+type DeepReport struct {
+	// Verts counts the garment vertices that deep; MaxDepth is the
+	// deepest one's depth, m, and Joint the joint of largest weight at the
+	// body point closest to it ("" when none is that deep).
+	Verts    int
+	MaxDepth float64
+	Joint    string
+}
+
+// deepGreen is the colour of the garment's deep vertices in a render.
+var deepGreen = color.NRGBA{G: 200, A: 255}
+
+// markDeep colours the vertices of garment more than
+// collide.DeepPenetration inside body (posed, its triangles and skin
+// weights those of ch's body) deepGreen in heat and reports them.
+func markDeep(ch *character.Character, body, garment []geom.Vec3, heat []color.NRGBA) (DeepReport, error) {
+	var rep DeepReport
+	b, err := collide.NewBody(&mesh.Mesh{Verts: body, Tris: ch.Body.Tris})
+	if err != nil {
+		return rep, fmt.Errorf("build: render: %w", err)
+	}
+	for v, p := range garment {
+		c := b.SignedDistance(p)
+		if c.Tri < 0 || !(c.Dist < -collide.DeepPenetration) {
+			continue
+		}
+		heat[v] = deepGreen
+		rep.Verts++
+		if -c.Dist > rep.MaxDepth {
+			rep.MaxDepth = -c.Dist
+			k := 0
+			for i := 1; i < 3; i++ {
+				if c.Bary[i] > c.Bary[k] {
+					k = i
+				}
+			}
+			rep.Joint = ""
+			if j := ch.Weights.Dominant(int(ch.Body.Tris[c.Tri][k])); j >= 0 {
+				rep.Joint = ch.Skeleton.Joint(j).Name
+			}
+		}
+	}
+	return rep, nil
 }
 
 // RenderSample draws stored sample i of db on ch posed into the sample
@@ -100,12 +155,17 @@ func RenderSample(db *wrinkle.DB, rig *wrinkle.Rig, ch *character.Character, i i
 	for v := range h {
 		heat[v] = render.HeatColor(h[v], out.Scale)
 	}
+	if opt.Deep {
+		if out.Deep, err = markDeep(ch, body, pos, heat); err != nil {
+			return out, err
+		}
+	}
 	rj := rig.Roles[ss.Role]
 	c := skin[rj.Chain[0]].Apply(rj.Center)
 	half := geom.V(opt.Half, opt.Half, opt.Half)
-	items := []render.Item{
-		{Mesh: ch.Body, Verts: body, Color: color.NRGBA{R: 200, G: 180, B: 160, A: 255}},
-		{Mesh: garment, VertexColors: heat},
+	items := []render.Item{{Mesh: garment, VertexColors: heat}}
+	if !opt.Deep { // the body would hide the cloth inside it
+		items = append(items, render.Item{Mesh: ch.Body, Verts: body, Color: color.NRGBA{R: 200, G: 180, B: 160, A: 255}})
 	}
 	ro := render.Options{Width: opt.Width, Height: opt.Height, Bounds: geom.Box{Min: c.Sub(half), Max: c.Add(half)}}
 	img := image.NewNRGBA(image.Rect(0, 0, 2*opt.Width, opt.Height))
