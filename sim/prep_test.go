@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
+	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
 )
 
@@ -61,6 +64,73 @@ func TestRefinePieces(t *testing.T) {
 		t.Logf("target %d: %d → %d vertices, edges ≤ %.1f mm", target, n0, n, edge*1000)
 		if n < target || float64(n) > 1.1*float64(target) {
 			t.Errorf("target %d: got %d vertices", target, n)
+		}
+	}
+}
+
+// wrapped returns a sheet of nx×ny vertices wrapped around the vertical
+// axis (radius 0.15 m) from y = 0 to y = height: closed into a tube when
+// tube, else with a vertical slit (an open front) where its sides meet.
+func wrapped(nx, ny int, height float64, tube bool) *mesh.Mesh {
+	m := &mesh.Mesh{}
+	cols := nx
+	if !tube {
+		cols = nx + 1 // the slit's two sides are distinct vertices
+	}
+	for j := range ny {
+		for i := range cols {
+			a := 2 * math.Pi * float64(i) / float64(nx) * 0.98
+			if tube {
+				a = 2 * math.Pi * float64(i) / float64(nx)
+			}
+			m.Verts = append(m.Verts, geom.V(0.15*math.Sin(a), height*float64(j)/float64(ny-1), 0.15*math.Cos(a)))
+		}
+	}
+	id := func(i, j int) int32 { return int32(j*cols + i%cols) }
+	for j := range ny - 1 {
+		for i := range nx {
+			if !tube && i == nx {
+				break
+			}
+			a, b, c, d := id(i, j), id(i+1, j), id(i+1, j+1), id(i, j+1)
+			m.Tris = append(m.Tris, [3]int32{a, b, c}, [3]int32{a, c, d})
+		}
+	}
+	return m
+}
+
+// TestTopBand checks that a tube's top loop is attached whole and that an
+// open front (one boundary loop around the collar, the slit and the hem)
+// is attached only within 10 cm of its top.
+func TestTopBand(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    *mesh.Mesh
+		want int // attached vertices, all on the top row
+	}{
+		{"tube", wrapped(16, 5, 0.5, true), 16},
+		{"open front", wrapped(16, 5, 0.5, false), 17},
+		{"short open front", wrapped(16, 3, 0.08, false), 2*17 + 2*1},
+	} {
+		loop, err := TopLoop(tc.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		band, err := TopBand(tc.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(band) != tc.want {
+			t.Errorf("%s: %d of the top loop's %d vertices attached, want %d", tc.name, len(band), len(loop), tc.want)
+		}
+		top := 0.0
+		for _, v := range loop {
+			top = max(top, tc.m.Verts[v].Y)
+		}
+		for _, v := range band {
+			if y := tc.m.Verts[v].Y; y < top-attachBand {
+				t.Errorf("%s: vertex %d attached at %.3f m, more than 10 cm below the top %.3f m", tc.name, v, y, top)
+			}
 		}
 	}
 }

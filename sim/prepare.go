@@ -138,7 +138,7 @@ func Prepare(ch *character.Character, garments []*character.Garment, opt Options
 			return nil, err
 		}
 		if !opt.NoAttach {
-			if pc.Attach, err = TopLoop(pc.Mesh); err != nil {
+			if pc.Attach, err = TopBand(pc.Mesh); err != nil {
 				return nil, fmt.Errorf("sim: %s: %w", pc.Name, err)
 			}
 			pc.Pins = slices.DeleteFunc(pc.Pins, func(v int32) bool { return slices.Contains(pc.Attach, v) })
