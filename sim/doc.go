@@ -1,9 +1,10 @@
 // Package sim simulates garments on an animated character: it prepares each
 // garment for the cloth solver (splitting it into its separate pieces,
-// refining to the wanted resolution with skin weights carried along (long
-// triangles split until the vertex count is reached, so that edge lengths
-// even out),
-// finding the layer order and the waistband or collar to attach), then steps
+// winding each piece's triangles consistently (mesh.Orient), refining to
+// the wanted resolution with skin weights carried along (long triangles
+// split until the vertex count is reached, so that edge lengths even out),
+// finding the layer order and the waistband or collar to attach: the top
+// 10 cm of the top boundary loop, TopBand), then steps
 // package cloth frame by frame against the skinned body (package collide;
 // by default a collision proxy: the body simplified by mesh.Simplify to a
 // tolerance tied to the garment's edge length and moved out to enclose the

@@ -2,8 +2,11 @@ package sim
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
@@ -132,5 +135,41 @@ func TestTopBand(t *testing.T) {
 				t.Errorf("%s: vertex %d attached at %.3f m, more than 10 cm below the top %.3f m", tc.name, v, y, top)
 			}
 		}
+	}
+}
+
+// TestPrepareOrients winds a few triangles of the procedural suit the other
+// way: the prepared pieces agree everywhere again, and the preparation
+// says how many it turned.
+func TestPrepareOrients(t *testing.T) {
+	s, err := scene.Load(scene.Spec{End: 2, Resolution: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := *s.Garments[0]
+	m := *g.Mesh
+	m.Tris = slices.Clone(m.Tris)
+	if m.UVTris != nil {
+		m.UVTris = slices.Clone(m.UVTris)
+	}
+	for _, k := range []int{3, 40, 41} {
+		m.Tris[k][1], m.Tris[k][2] = m.Tris[k][2], m.Tris[k][1]
+	}
+	g.Mesh = &m
+	p, err := Prepare(s.Character, []*character.Garment{&g}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range p.Pieces() {
+		top, err := mesh.NewTopology(pc.Mesh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(top.InconsistentEdges); n != 0 {
+			t.Errorf("%s: %d edges wound inconsistently after Prepare", pc.Name, n)
+		}
+	}
+	if !slices.ContainsFunc(p.notes, func(n string) bool { return strings.Contains(n, "3 triangles turned") }) {
+		t.Errorf("no note of the 3 turned triangles: %q", p.notes)
 	}
 }

@@ -29,6 +29,15 @@ func preparePieces(ch *character.Character, garments []*character.Garment, opt O
 		for _, p := range ps {
 			p.Garment = gi
 			total += len(p.Mesh.Verts)
+			// Normals and curvature signs, the layers' push-outs and the
+			// wrinkle transfer's frames read the winding.
+			turned, conflicts, err := mesh.Orient(p.Mesh)
+			if err != nil {
+				return nil, nil, fmt.Errorf("garment %s: %w", p.Name, err)
+			}
+			if turned > 0 || conflicts > 0 {
+				notes = append(notes, fmt.Sprintf("%s: %d triangles turned to wind as their neighbours do (%d edges still disagree)", p.Name, turned, conflicts))
+			}
 		}
 		pieces = append(pieces, ps...)
 	}
