@@ -20,7 +20,8 @@ type piece struct {
 	held0   []bool      // coarse vertices always held (attached loop, pins)
 	nKeys   int
 
-	// The coarse frames' key positions at the frames around the step.
+	// frames are the coarse frames received; kPrev and kCur their key
+	// positions at the frames around the step.
 	frames      [][]geom.Vec3
 	kPrev, kCur []geom.Vec3
 	kFrame      int // frame of kCur
@@ -28,7 +29,6 @@ type piece struct {
 	patch       *patch
 	local       []int32 // per key: the patch vertex (-1 none)
 	kin         []int32 // per key: its entry in the patch's kinKeys (-1 none)
-	unionIdx    []int32 // per key: the union mesh vertex (-1 none)
 	red, fade   []bool  // per coarse triangle, this block
 	redList     []int32
 }
@@ -56,12 +56,12 @@ type patch struct {
 	kinOff  []geom.Vec3
 }
 
-func newPiece(name string, m *mesh.Mesh, rest []geom.Vec3, held []int32, mat cloth.Material, frames [][]geom.Vec3) (*piece, error) {
+func newPiece(name string, m *mesh.Mesh, rest []geom.Vec3, held []int32, mat cloth.Material) (*piece, error) {
 	top, err := mesh.NewTopology(m)
 	if err != nil {
 		return nil, fmt.Errorf("refine: %s: %w", name, err)
 	}
-	pc := &piece{name: name, coarse: m, top: top, mat: mat, frames: frames, nKeys: len(m.Verts) + len(top.Edges)}
+	pc := &piece{name: name, coarse: m, top: top, mat: mat, nKeys: len(m.Verts) + len(top.Edges)}
 	pc.keyRest, _ = keyPositions(top, m.Tris, rest, nil, nil)
 	pc.held0 = make([]bool, len(m.Verts))
 	for _, v := range held {

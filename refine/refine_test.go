@@ -2,6 +2,7 @@ package refine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -170,6 +171,95 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// streamed returns in with its frames moved to Next, and the count of
+// frames Next has given.
+func streamed(in Input) (Input, *int) {
+	frames := make([][][]geom.Vec3, len(in.Pieces))
+	pieces := slices.Clone(in.Pieces)
+	for i := range pieces {
+		frames[i], pieces[i].Frames = pieces[i].Frames, nil
+	}
+	in.Pieces, in.Frames = pieces, len(frames[0])
+	given := new(int)
+	in.Next = func() ([][]geom.Vec3, error) {
+		if *given == in.Frames {
+			return nil, errors.New("past the end")
+		}
+		x := make([][]geom.Vec3, len(frames))
+		for i := range x {
+			x[i] = frames[i][*given]
+		}
+		*given++
+		return x, nil
+	}
+	return in, given
+}
+
+// TestStream checks that frames streamed through Next give the result
+// of the same frames given whole, bit for bit, and that Run takes a
+// frame only when the block it starts needs it (Every + Lead ahead).
+func TestStream(t *testing.T) {
+	in := bodyInput(14)
+	p := Params{Peak: 10, Every: 3, Lead: 2, Hold: 3}
+	want, err := Run(context.Background(), in, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sin, given := streamed(in)
+	got, err := Run(context.Background(), sin, p, func(done, total int) {
+		f := done - 1
+		if most := min((f/p.Every+1)*p.Every+p.Lead, total); *given > most {
+			t.Errorf("frame %d refined with %d frames taken, want at most %d", f, *given, most)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refined := 0
+	for i, pr := range want.Pieces {
+		if len(got.Pieces[i].Frames) != len(pr.Frames) || len(got.Pieces[i].Blocks) != len(pr.Blocks) {
+			t.Fatalf("piece %d: %d frames, %d blocks streamed; %d, %d whole", i, len(got.Pieces[i].Frames), len(got.Pieces[i].Blocks), len(pr.Frames), len(pr.Blocks))
+		}
+		for f, x := range pr.Frames {
+			if !slices.Equal(x, got.Pieces[i].Frames[f]) {
+				t.Fatalf("piece %d frame %d differs streamed", i, f)
+			}
+		}
+		for _, bl := range pr.Blocks {
+			refined += len(bl.Active)
+		}
+	}
+	if refined == 0 {
+		t.Error("nothing refined: the test compares nothing")
+	}
+
+	sin, given = streamed(in)
+	next := sin.Next
+	sin.Next = func() ([][]geom.Vec3, error) {
+		x, err := next()
+		if *given == 8 {
+			return nil, errors.New("coarse run failed")
+		}
+		return x, err
+	}
+	if _, err := Run(context.Background(), sin, p, nil); err == nil || !strings.Contains(err.Error(), "coarse frame 7: coarse run failed") {
+		t.Errorf("failing Next: %v", err)
+	}
+	sin, _ = streamed(in)
+	next = sin.Next
+	sin.Next = func() ([][]geom.Vec3, error) {
+		x, err := next()
+		return x[:1], err
+	}
+	if _, err := Run(context.Background(), sin, p, nil); err == nil || !strings.Contains(err.Error(), "1 pieces, want 2") {
+		t.Errorf("a piece missing: %v", err)
+	}
+	sin.Pieces[0].Frames = in.Pieces[0].Frames
+	if _, err := Run(context.Background(), sin, p, nil); err == nil || !strings.Contains(err.Error(), "besides Next") {
+		t.Errorf("frames and Next: %v", err)
+	}
+}
+
 // bodyInput is ridgeInput with a second sheet beside the first (0.5 m
 // along X) and a sphere under the first sheet's fold, bobbing by 2 mm, that
 // the refined cloth rests on.
@@ -260,10 +350,11 @@ func TestPiecesIndependent(t *testing.T) {
 func TestMaterial(t *testing.T) {
 	in := ridgeInput(2)
 	pi := in.Pieces[0]
-	pc, err := newPiece(pi.Name, pi.Mesh, pi.Rest, nil, pi.Material, pi.Frames)
+	pc, err := newPiece(pi.Name, pi.Mesh, pi.Rest, nil, pi.Material)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pc.frames = pi.Frames
 	p := Params{}
 	if err := p.defaults(); err != nil {
 		t.Fatal(err)

@@ -141,22 +141,34 @@ func Schedule(marks [][]bool, p Params) ([][]int32, error) {
 			return nil, fmt.Errorf("refine: Schedule: frame %d has %d marks, frame 0 %d", f, len(m), nt)
 		}
 	}
-	nb := (n + p.Every - 1) / p.Every
-	blocks := make([][]int32, nb)
-	for t := 0; t < nt; t++ {
-		// Frames where t is active form a union of windows; a block takes
-		// t when one window meets it.
-		last := -1 // last block given t
-		for g := 0; g < n; g++ {
-			if !marks[g][t] {
-				continue
-			}
-			lo, hi := max(g-p.Lead, 0), min(g+p.Hold, n-1)
-			for b := max(lo/p.Every, last+1); b <= hi/p.Every; b++ {
-				blocks[b] = append(blocks[b], int32(t))
-				last = b
-			}
-		}
+	blocks := make([][]int32, (n+p.Every-1)/p.Every)
+	seen := make([]bool, nt)
+	for b := range blocks {
+		blocks[b] = blockSet(marks, b, n, &p, seen)
 	}
 	return blocks, nil
+}
+
+// blockSet returns block b's set (Schedule) of a clip of n frames. A
+// triangle marked at frame g is active in one of the block's frames
+// [b·Every, (b+1)·Every − 1] when g − Lead is at most the last and
+// g + Hold at least the first, so the set is the union of the marks of
+// frames [b·Every − Hold, (b+1)·Every − 1 + Lead] ∩ [0, n): marks needs
+// only the frames up to there. seen is scratch of at least the triangle
+// count, left all false.
+func blockSet(marks [][]bool, b, n int, p *Params, seen []bool) []int32 {
+	lo, hi := max(b*p.Every-p.Hold, 0), min((b+1)*p.Every-1+p.Lead, n-1)
+	for g := lo; g <= hi; g++ {
+		for t, m := range marks[g] {
+			seen[t] = seen[t] || m
+		}
+	}
+	var set []int32
+	for t, s := range seen {
+		if s {
+			set = append(set, int32(t))
+			seen[t] = false
+		}
+	}
+	return set
 }

@@ -24,7 +24,8 @@
 // one frame to a pose as poses arrive (a clip, a game loop, a live mocap
 // stream), SettleTo moves into a pose and holds it until the garments are
 // at rest (a wrinkle-database sample). Run is a loop over it: a settle
-// from the rest pose into the clip's first pose, then one Step per frame.
+// from the rest pose into the clip's first pose, then one Step per frame;
+// Stream is the same loop handing each frame on as it is made.
 //
 // The pieces are stepped concurrently (as Wang et al. 2010 §4 step shirt
 // and pants in threads synchronised after every step): each collides with

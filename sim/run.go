@@ -241,6 +241,28 @@ var ErrNoGarments = errors.New("sim: the scene has no garments")
 // Result's pieces, frames and WorstEdge are in the pieces' own vertex
 // order.
 func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*Result, error) {
+	var frame FrameFunc
+	if progress != nil {
+		frame = func(f int, res *Result) error {
+			progress(f+1, len(s.Clip.Poses))
+			return nil
+		}
+	}
+	return Stream(ctx, s, opt, frame)
+}
+
+// FrameFunc is called by Stream after each frame f with the result so far:
+// res.Pieces and res.Frames[p][0..f] (and Stats, Targets) are filled. It
+// runs on Stream's goroutine before frame f+1 is stepped; it may keep and
+// pass on frame f's position slices, which Stream never writes again, but
+// must not change them. A non-nil error stops the run and is returned.
+type FrameFunc func(f int, res *Result) error
+
+// Stream is Run handing each frame to frame as soon as it is simulated,
+// for a consumer that works on the frames while the rest of the clip is
+// simulated (refine: the regions of the first frames are refined while the
+// coarse run goes on). The frames are those Run gives.
+func Stream(ctx context.Context, s *scene.Scene, opt Options, frame FrameFunc) (*Result, error) {
 	if len(s.Garments) == 0 {
 		return nil, ErrNoGarments
 	}
@@ -281,7 +303,7 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if opt.KeepTargets {
 		res.Targets = make([][][]geom.Vec3, len(res.Pieces))
 	}
-	record := func(f int) {
+	record := func(f int) error {
 		for i := range res.Frames {
 			res.Frames[i] = append(res.Frames[i], out.X[i])
 			out.X[i] = nil // the next frame gets its own
@@ -290,9 +312,10 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 			}
 		}
 		res.Stats = append(res.Stats, out.Stats)
-		if progress != nil {
-			progress(f+1, frames)
+		if frame != nil {
+			return frame(f, res)
 		}
+		return nil
 	}
 	start := time.Now()
 	if settle > 0 {
@@ -310,7 +333,10 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 	if err := sim.measure(skin0, &st0, &out); err != nil {
 		return nil, err
 	}
-	record(0)
+	if err := record(0); err != nil {
+		res.Notes = sim.runNotes(settle)
+		return res, err
+	}
 	for f := 1; f < frames; f++ {
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
@@ -320,11 +346,14 @@ func Run(ctx context.Context, s *scene.Scene, opt Options, progress Progress) (*
 		if f+1 < frames {
 			sim.Ahead(poses[f+1])
 		}
-		if err := sim.Step(ctx, poses[f], &out); err != nil {
+		err := sim.Step(ctx, poses[f], &out)
+		if err == nil {
+			err = record(f)
+		}
+		if err != nil {
 			res.Notes = sim.runNotes(settle)
 			return res, err
 		}
-		record(f)
 	}
 	res.Notes = sim.runNotes(settle)
 	return res, nil

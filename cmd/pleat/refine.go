@@ -36,6 +36,7 @@ type refineFlags struct {
 	renders     string
 	substeps    int
 	coarseSteps int
+	serial      bool
 }
 
 func newRefineCmd() *cobra.Command {
@@ -96,6 +97,7 @@ report.txt, and PNG renders with curvature heat maps (--renders).`,
 	fl.IntVar(&rf.substeps, "patch-substeps", 0, "cloth substeps per frame of the refined patches (0: as the reference, one per 1/60 s, or --substeps)")
 	fl.IntVar(&rf.coarseSteps, "coarse-substeps", 0, "cloth substeps per frame of the coarse simulation, more in fast frames (0: one per 1/30 s, or --substeps)")
 	fl.BoolVar(&rf.noReference, "no-reference", false, "skip the uniformly refined reference simulation")
+	fl.BoolVar(&rf.serial, "serial", false, "simulate coarsely first and refine after, timing each apart (by default the refinement runs beside the coarse simulation, a block behind it)")
 	fl.StringVar(&rf.renders, "renders", "middle", `frames to render (coarse, refined, reference, with heat maps; "" for none)`)
 	return cmd
 }
@@ -132,7 +134,11 @@ type refineRun struct {
 	refData                *refine.Reference
 	tCoarse, tRefine, tRef time.Duration
 	cCoarse, cRefine, cRef time.Duration // CPU time, all threads (0: not measured)
-	measures               []refine.Measure
+	// tBoth and cBoth are the wall and CPU time of the coarse run and the
+	// refinement run side by side (not --serial); tCoarse is then when the
+	// coarse run ended.
+	tBoth, cBoth time.Duration
+	measures     []refine.Measure
 }
 
 func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFlags, rf *refineFlags, out string) error {
@@ -170,29 +176,20 @@ func runRefine(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simF
 	if rf.coarseSteps > 0 {
 		copt.MaxDt, copt.FastSubsteps = 1/(s.Clip.FPS*float64(rf.coarseSteps)), true
 	}
-	t, c := time.Now(), cpuNow()
-	if run.coarse, err = simulateBar(ctx, cmd, s, copt, "coarse"); err != nil {
-		return err
+	if rf.serial {
+		err = run.coarseThenRefine(ctx, cmd, copt, opt, rf.p)
+	} else {
+		err = run.coarseBesideRefine(ctx, cmd, copt, opt, rf.p)
 	}
-	run.tCoarse, run.cCoarse = time.Since(t), cpuNow()-c
-	in, err := refineInput(s, run.coarse, opt)
 	if err != nil {
 		return err
 	}
-	bar := newBar(cmd.ErrOrStderr(), len(s.Clip.Poses), "refining")
-	t, c = time.Now(), cpuNow()
-	run.res, err = refine.Run(ctx, in, rf.p, func(done, total int) { bar.Set(done) })
-	bar.Finish()
-	if err != nil {
-		return err
-	}
-	run.tRefine, run.cRefine = time.Since(t), cpuNow()-c
 	if !rf.noReference {
 		if err := run.reference(ctx, cmd, opt); err != nil {
 			return err
 		}
 	}
-	if run.measures, err = run.res.Measure(run.refData, s.Character.Body, in.BodyAt); err != nil {
+	if run.measures, err = run.res.Measure(run.refData, s.Character.Body, bodyAt(s)); err != nil {
 		return err
 	}
 	files, err := run.write(out, frames)
@@ -216,17 +213,32 @@ func simulateBar(ctx context.Context, cmd *cobra.Command, s *scene.Scene, opt si
 	return res, err
 }
 
-// refineInput makes the refinement's input from the coarse run: its
-// pieces, their fabrics as sim chose them, and the skinned body.
-func refineInput(s *scene.Scene, coarse *sim.Result, opt sim.Options) (refine.Input, error) {
-	ch := s.Character
-	in := refine.Input{FPS: coarse.FPS, Body: ch.Body}
-	in.BodyAt = func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
-		if f < 0 || f >= len(s.Clip.Poses) {
-			return nil, fmt.Errorf("body frame %d out of range", f)
-		}
-		return skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
+// coarseThenRefine runs the coarse simulation, then the refinement
+// (--serial), timing each.
+func (r *refineRun) coarseThenRefine(ctx context.Context, cmd *cobra.Command, copt, opt sim.Options, p refine.Params) error {
+	var err error
+	t, c := time.Now(), cpuNow()
+	if r.coarse, err = simulateBar(ctx, cmd, r.s, copt, "coarse"); err != nil {
+		return err
 	}
+	r.tCoarse, r.cCoarse = time.Since(t), cpuNow()-c
+	in, err := refineInput(r.s, r.coarse, opt, true)
+	if err != nil {
+		return err
+	}
+	bar := newBar(cmd.ErrOrStderr(), len(r.s.Clip.Poses), "refining")
+	t, c = time.Now(), cpuNow()
+	r.res, err = refine.Run(ctx, in, p, func(done, total int) { bar.Set(done) })
+	bar.Finish()
+	r.tRefine, r.cRefine = time.Since(t), cpuNow()-c
+	return err
+}
+
+// refineInput makes the refinement's input from the coarse run: its
+// pieces, their fabrics as sim chose them, the skinned body and, with
+// frames, the run's frames.
+func refineInput(s *scene.Scene, coarse *sim.Result, opt sim.Options, frames bool) (refine.Input, error) {
+	in := refine.Input{FPS: coarse.FPS, Body: s.Character.Body, BodyAt: bodyAt(s)}
 	for i, p := range coarse.Pieces {
 		mat, err := pieceMaterial(p.Name, opt)
 		if err != nil {
@@ -237,9 +249,24 @@ func refineInput(s *scene.Scene, coarse *sim.Result, opt sim.Options) (refine.In
 			rest = p.Mesh.Verts
 		}
 		held := append(append([]int32(nil), p.Attach...), p.Pins...)
-		in.Pieces = append(in.Pieces, refine.PieceInput{Name: p.Name, Mesh: p.Mesh, Rest: rest, Held: held, Material: mat, Frames: coarse.Frames[i]})
+		pi := refine.PieceInput{Name: p.Name, Mesh: p.Mesh, Rest: rest, Held: held, Material: mat}
+		if frames {
+			pi.Frames = coarse.Frames[i]
+		}
+		in.Pieces = append(in.Pieces, pi)
 	}
 	return in, nil
+}
+
+// bodyAt returns the skinned body's positions at frame f of the clip.
+func bodyAt(s *scene.Scene) func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
+	ch := s.Character
+	return func(f int, dst []geom.Vec3) ([]geom.Vec3, error) {
+		if f < 0 || f >= len(s.Clip.Poses) {
+			return nil, fmt.Errorf("body frame %d out of range", f)
+		}
+		return skel.LBS(ch.Body.Verts, ch.Weights, skel.SkinMatrices(ch.Skeleton, s.Clip.Poses[f], nil), dst), nil
+	}
 }
 
 // pieceMaterial is the fabric and model sim gives a piece (sim.Options
@@ -501,18 +528,7 @@ func (r *refineRun) report(w io.Writer, path string) error {
 		ca = math.Max(ca, maxAccel(r.coarse.Frames[i], r.res.FPS))
 	}
 	fmt.Fprintf(&b, "popping      max vertex acceleration %.0f m/s² refined (fixed topology), %.0f m/s² coarse\n", ra, ca)
-	fmt.Fprintf(&b, "time         coarse %.1f s + refine %.1f s (regions %.2f s)", r.tCoarse.Seconds(), r.tRefine.Seconds(), r.res.Detect.Seconds())
-	if r.ref != nil {
-		fmt.Fprintf(&b, "; reference %.1f s: (coarse+refine)/reference %.3f", r.tRef.Seconds(), (r.tCoarse+r.tRefine).Seconds()/r.tRef.Seconds())
-	}
-	if r.cCoarse > 0 {
-		fmt.Fprintf(&b, "\ncpu          coarse %.2f s + refine %.2f s", r.cCoarse.Seconds(), r.cRefine.Seconds())
-		if r.ref != nil {
-			fmt.Fprintf(&b, "; reference %.2f s: (coarse+refine)/reference %.3f, coarse/reference %.3f, refine/reference %.3f", r.cRef.Seconds(),
-				(r.cCoarse+r.cRefine).Seconds()/r.cRef.Seconds(), r.cCoarse.Seconds()/r.cRef.Seconds(), r.cRefine.Seconds()/r.cRef.Seconds())
-			fmt.Fprintf(&b, "\n             (no run's time includes measuring penetration: all three are measured afterwards)")
-		}
-	}
+	r.reportTime(&b)
 	fmt.Fprintln(&b)
 	fmt.Fprint(w, b.String()[strings.Index(b.String(), "\nframes")+1:])
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -520,6 +536,38 @@ func (r *refineRun) report(w io.Writer, path string) error {
 	}
 	fmt.Fprintln(w, "wrote", path)
 	return nil
+}
+
+// reportTime writes the time lines of the report: the coarse run and
+// the refinement together (side by side, or one after the other with
+// --serial, each apart) against the reference, wall and CPU.
+func (r *refineRun) reportTime(b *strings.Builder) {
+	ref := func(what string, t, tr time.Duration) {
+		if r.ref != nil {
+			fmt.Fprintf(b, "; reference %.2f s: %s/reference %.3f", tr.Seconds(), what, t.Seconds()/tr.Seconds())
+		}
+	}
+	if r.tBoth > 0 {
+		fmt.Fprintf(b, "time         coarse and refine side by side %.2f s (coarse done at %.2f s; regions %.2f s)", r.tBoth.Seconds(), r.tCoarse.Seconds(), r.res.Detect.Seconds())
+		ref("(coarse+refine)", r.tBoth, r.tRef)
+		if r.cBoth > 0 {
+			fmt.Fprintf(b, "\ncpu          coarse and refine %.2f s", r.cBoth.Seconds())
+			ref("(coarse+refine)", r.cBoth, r.cRef)
+		}
+	} else {
+		fmt.Fprintf(b, "time         coarse %.2f s + refine %.2f s (regions %.2f s)", r.tCoarse.Seconds(), r.tRefine.Seconds(), r.res.Detect.Seconds())
+		ref("(coarse+refine)", r.tCoarse+r.tRefine, r.tRef)
+	}
+	if r.tBoth == 0 && r.cCoarse > 0 {
+		fmt.Fprintf(b, "\ncpu          coarse %.2f s + refine %.2f s", r.cCoarse.Seconds(), r.cRefine.Seconds())
+		ref("(coarse+refine)", r.cCoarse+r.cRefine, r.cRef)
+		if r.ref != nil {
+			fmt.Fprintf(b, ", coarse/reference %.3f, refine/reference %.3f", r.cCoarse.Seconds()/r.cRef.Seconds(), r.cRefine.Seconds()/r.cRef.Seconds())
+		}
+	}
+	if r.ref != nil {
+		fmt.Fprintf(b, "\n             (no run's time includes measuring penetration: all three are measured afterwards)")
+	}
 }
 
 // simSummary gives a simulation's penetration and strain as the report

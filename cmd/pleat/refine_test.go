@@ -44,6 +44,43 @@ func TestRefineProcedural(t *testing.T) {
 	}
 }
 
+// TestRefineSerial checks that the refinement run beside the coarse
+// simulation (the default) writes the files --serial writes, byte for
+// byte, and that the report times the two together.
+func TestRefineSerial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates twice")
+	}
+	outs := map[string]string{}
+	for _, mode := range []string{"beside", "serial"} {
+		dir := t.TempDir()
+		args := []string{"refine", "--resolution", "700", "--end", "8", "--settle", "0.1", "--every", "2",
+			"--peak", "15", "--renders", "", "--no-reference", "--out", dir}
+		if mode == "serial" {
+			args = append(args, "--serial")
+		}
+		out, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, out)
+		}
+		want := map[string]string{"beside": "coarse and refine side by side", "serial": " s + refine "}[mode]
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: the report lacks %q:\n%s", mode, want, out)
+		}
+		outs[mode] = dir
+	}
+	for _, f := range []string{"refined.pc2", "coarse.glb", "refined/frame_00007.obj"} {
+		a, errA := os.ReadFile(filepath.Join(outs["beside"], f))
+		b, errB := os.ReadFile(filepath.Join(outs["serial"], f))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if string(a) != string(b) {
+			t.Errorf("%s differs between the default and --serial", f)
+		}
+	}
+}
+
 func TestRefineBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--curvature", "gauss"},
