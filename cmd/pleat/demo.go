@@ -11,14 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sort"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/flow"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
@@ -99,13 +97,10 @@ database, which is then built for them).`,
 type demoRun struct {
 	ev        *evalRun
 	ref       *sim.Result
-	rest      *mesh.Mesh          // the garment (one group per piece)
-	refFrames [][]geom.Vec3       // reference, per frame
-	synth     [][]geom.Vec3       // synthesized and transferred, per frame
-	skin      [][]geom.Vec3       // skinning baseline, per frame
-	coarse    map[int][]geom.Vec3 // the fine garment on the coarse simulation, at the rendered frames
-	shown     []int               // rendered frames
-	synthMem  int                 // bytes held by the synthesizer
+	rest      *mesh.Mesh    // the garment (one group per piece)
+	refFrames [][]geom.Vec3 // reference, per frame
+	keep      *evalFrames   // the synthesized, skinned and coarse frames
+	synthMem  int           // bytes held by the synthesizer
 	dbPath    string
 	dbSamples int
 	coarseN   int
@@ -156,11 +151,16 @@ func runDemo(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, mf *simFla
 	if err != nil {
 		return fmt.Errorf("reference simulation: %w", err)
 	}
-	run, err := demoSynthesize(ctx, cmd, db, s, p, ref, time.Since(t0))
+	refTime := time.Since(t0)
+	rest, refFrames := ref.Merged()
+	keep := newEvalFrames(len(refFrames))
+	ev, err := evalLoop(ctx, cmd, db, s, p, refFrames, keep)
 	if err != nil {
 		return err
 	}
-	run.dbPath, run.dbSamples = dbPath, len(db.Samples)
+	ev.ref = refTime
+	run := &demoRun{ev: ev, ref: ref, rest: rest, refFrames: refFrames, keep: keep, synthMem: p.Synthesizer().MemoryBytes(),
+		dbPath: dbPath, dbSamples: len(db.Samples), coarseN: len(p.Coarse().Mesh.Verts)}
 	printEval(w, run.ev)
 	return demoOutputs(w, s, run, outDir)
 }
@@ -179,91 +179,6 @@ func dbSimOptions(db *wrinkle.DB) (sim.Options, error) {
 		so = rec.Sim
 	}
 	return so, nil
-}
-
-// demoSynthesize steps the pipeline through the clip and measures every
-// method of evalMethods per frame against the reference (as pleat eval),
-// keeping the frames the files and renders need.
-func demoSynthesize(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline, ref *sim.Result, refTime time.Duration) (*demoRun, error) {
-	rest, refFrames := ref.Merged()
-	n := len(refFrames)
-	nv := p.NumVerts()
-	if n < 2 || len(refFrames[0]) != nv {
-		return nil, fmt.Errorf("demo: the reference simulation has %d frames of %d vertices, the database's garment %d vertices", n, len(refFrames[0]), nv)
-	}
-	run := &demoRun{
-		ev:  &evalRun{ref: refTime, nf: nv, curv: make([][]float64, len(evalMethods)), err: make([][]metrics.Error, len(evalMethods))},
-		ref: ref, rest: rest, refFrames: refFrames, coarse: map[int][]geom.Vec3{},
-		shown: []int{0, n / 2, n - 1}, synthMem: p.Synthesizer().MemoryBytes(), coarseN: len(p.Coarse().Mesh.Verts),
-	}
-	cf, err := metrics.NewCurvature(p.Mesh())
-	if err != nil {
-		return nil, err
-	}
-	cc, err := metrics.NewCurvature(p.Coarse().Mesh)
-	if err != nil {
-		return nil, err
-	}
-	body, err := collide.NewBody(s.Character.Body)
-	if err != nil {
-		return nil, err
-	}
-	emb := make([]geom.Vec3, nv)
-	var skin []geom.Rigid
-	var bodyX []geom.Vec3
-	hint := make([]int32, nv)
-	for i := range hint {
-		hint[i] = -1
-	}
-	bar := newBar(cmd.ErrOrStderr(), n, "synthesis")
-	defer bar.Finish()
-	for fr := 0; fr < n; fr++ {
-		pose := s.Clip.Poses[fr]
-		if fr+1 < n {
-			p.Ahead(s.Clip.Poses[fr+1])
-		}
-		x := make([]geom.Vec3, nv)
-		st, err := p.Step(ctx, pose, x)
-		if err != nil {
-			return nil, err
-		}
-		run.ev.stats = append(run.ev.stats, st)
-		run.synth = append(run.synth, x)
-		if err := p.Transfer().Embed(p.CoarsePositions(), emb); err != nil {
-			return nil, err
-		}
-		skin = skel.SkinMatrices(s.Character.Skeleton, pose, skin)
-		skinX := skel.LBS(db.Rest, db.Weights, skin, nil)
-		run.skin = append(run.skin, skinX)
-		if slices.Contains(run.shown, fr) {
-			run.coarse[fr] = append([]geom.Vec3(nil), emb...)
-		}
-		for m, xs := range [][]geom.Vec3{refFrames[fr], x, p.SynthPositions(), emb, skinX} {
-			var c float64
-			if evalMethods[m] == "coarse" {
-				c, err = cc.Sum(p.CoarsePositions())
-			} else {
-				c, err = cf.Sum(xs)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("frame %d: %s: curvature: %w", fr, evalMethods[m], err)
-			}
-			e, err := metrics.FrameError(xs, refFrames[fr])
-			if err != nil {
-				return nil, fmt.Errorf("frame %d: %s: error: %w", fr, evalMethods[m], err)
-			}
-			run.ev.curv[m] = append(run.ev.curv[m], c)
-			run.ev.err[m] = append(run.ev.err[m], e)
-		}
-		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
-		body.SetFrame(bodyX)
-		ps := collide.Penetrations(x, body, 0, hint)
-		run.ev.in += ps.Inside
-		run.ev.deep += ps.Deep
-		run.ev.maxIn = math.Max(run.ev.maxIn, ps.MaxDepth)
-		_ = bar.Set(fr + 1)
-	}
-	return run, nil
 }
 
 // demoOutputs compresses the reference into a wrinkle flow and writes the
@@ -302,7 +217,7 @@ func demoOutputs(w io.Writer, s *scene.Scene, run *demoRun, outDir string) error
 	if err := save("reference.glb", gs, err); err != nil {
 		return err
 	}
-	synth := &sim.Result{Pieces: []*sim.Piece{{Name: "synthesized", Mesh: run.rest, Weights: weights}}, FPS: run.ref.FPS, Frames: [][][]geom.Vec3{run.synth}}
+	synth := &sim.Result{Pieces: []*sim.Piece{{Name: "synthesized", Mesh: run.rest, Weights: weights}}, FPS: run.ref.FPS, Frames: [][][]geom.Vec3{run.keep.synth}}
 	gs, err = synth.GLTF(s, "synthesized")
 	if err := save("synthesized.glb", gs, err); err != nil {
 		return err
@@ -386,24 +301,14 @@ func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.V
 	for _, note := range run.ref.Notes {
 		rep.Paragraph("Reference simulation: " + note)
 	}
-	rep.Heading("Renders")
-	for _, f := range run.shown {
-		var cells []report.Cell
-		for _, c := range []struct {
-			name string
-			x    []geom.Vec3
-		}{{"reference", run.refFrames[f]}, {"synthesized", run.synth[f]}, {"coarse", run.coarse[f]}, {"skinning", run.skin[f]}, {"flow", flowF[f]}} {
-			img, err := renderGarments(s, run.rest, c.x, f, nil)
-			if err != nil {
-				return err
-			}
-			cells = append(cells, report.Cell{Caption: c.name, Image: img})
-		}
-		if err := rep.Grid(fmt.Sprintf("frame %d", f), cells); err != nil {
-			return err
-		}
-	}
-	if err := demoHeatRow(rep, s, run, flowF); err != nil {
+	k := run.keep
+	if err := addRenders(rep, s, run.rest, k.shown, []namedFrames{
+		{"reference", func(f int) []geom.Vec3 { return run.refFrames[f] }},
+		{"synthesized", func(f int) []geom.Vec3 { return k.synth[f] }},
+		{"coarse", func(f int) []geom.Vec3 { return k.embedded[f] }},
+		{"skinning", func(f int) []geom.Vec3 { return k.skin[f] }},
+		{"flow", func(f int) []geom.Vec3 { return flowF[f] }},
+	}); err != nil {
 		return err
 	}
 	rep.Heading("Against the reference")
@@ -424,32 +329,6 @@ func writeDemoReport(path string, s *scene.Scene, run *demoRun, flowF [][]geom.V
 		fl.K, float64(fl.Size())/1024, float64(12*len(run.rest.Verts)*n)/float64(fl.Size()), tm.compress.Seconds(),
 		tm.decompress.Seconds()*1000/float64(n), meanFlow))
 	return rep.WriteFile(path)
-}
-
-// demoHeatRow renders every method at the middle frame coloured by mean
-// curvature (red convex, blue concave) on the reference's scale, so
-// wrinkles show as bands whose strength compares across methods.
-func demoHeatRow(rep *report.Report, s *scene.Scene, run *demoRun, flowF [][]geom.Vec3) error {
-	top, err := mesh.NewTopology(run.rest)
-	if err != nil {
-		return err
-	}
-	f := run.shown[1]
-	scale := 0.0
-	var cells []report.Cell
-	for _, c := range []struct {
-		name string
-		x    []geom.Vec3
-	}{{"reference", run.refFrames[f]}, {"synthesized", run.synth[f]}, {"coarse", run.coarse[f]}, {"skinning", run.skin[f]}, {"flow", flowF[f]}} {
-		var heat []color.NRGBA
-		heat, scale = curvatureHeat(run.rest, top, c.x, scale)
-		img, err := renderGarments(s, run.rest, c.x, f, heat)
-		if err != nil {
-			return err
-		}
-		cells = append(cells, report.Cell{Caption: c.name, Image: img})
-	}
-	return rep.Grid(fmt.Sprintf("frame %d, mean curvature (red convex, blue concave; ±%.0f 1/m)", f, scale), cells)
 }
 
 // demoSummary is the report's first table.

@@ -2,25 +2,25 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pleat-dev/pleat/collide"
 	"github.com/pleat-dev/pleat/geom"
+	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/meshio/gltfio"
 	"github.com/pleat-dev/pleat/metrics"
 	"github.com/pleat-dev/pleat/report"
 	"github.com/pleat-dev/pleat/scene"
 	"github.com/pleat-dev/pleat/sim"
-	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
 	"github.com/pleat-dev/pleat/wrinkle/online"
 )
@@ -28,7 +28,7 @@ import (
 func newEvalCmd() *cobra.Command {
 	var sf sceneFlags
 	var f synthFlags
-	var reportOut, refCache string
+	var outDir, reportOut, refCache string
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Compare synthesis with a high-resolution simulation, the coarse simulation and skinning",
@@ -39,13 +39,27 @@ synthesized fine mesh before transfer and the coarse simulation) and the
 skinning baseline. It prints and reports, per method, the mean-curvature
 sum per frame (Σ|H|A, Fig. 9) against the reference (mean ratio, Pearson
 r), the per-vertex error against the reference (mean and max over frames),
-penetration of the result into the body, and the time per stage.`,
-		Example: `  pleat eval --db out/small.pdb --resolution 3000 --motion walk --report out/eval.html`,
+penetration of the result into the body, and the time per stage.
+
+It writes, in --out:
+
+  report.html      renders of every method side by side (also as
+                   curvature heat maps), curvature and error plots, tables
+  reference.glb    the reference simulation (vertex animation)
+  synthesized.glb  the result (vertex animation)
+  coarse.glb       the coarse simulation (vertex animation)
+  skinning.glb     the skinning baseline (GPU skinning)
+
+and prints how to play the four side by side in the viewer.`,
+		Example: `  pleat eval --db out/small.pdb --resolution 3000 --motion walk --out out/eval`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runEval(ctx, cmd, &sf, &f, reportOut, refCache)
+			if reportOut == "" {
+				reportOut = filepath.Join(outDir, "report.html")
+			}
+			return runEval(ctx, cmd, &sf, &f, outDir, reportOut, refCache)
 		},
 	}
 	sf.add(cmd)
@@ -57,7 +71,8 @@ penetration of the result into the body, and the time per stage.`,
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: 3 mm; negative: no push-out)")
 	fl.Float64Var(&f.minInfl, "min-influence", 0, "soft threshold of the joints' influence weights (Eq. 4): each is lowered by it and the rest renormalised, so vertices skip joints that barely move them (0: "+fmt.Sprint(online.DefaultMinInfluence)+"; negative: the database's weights as they are)")
-	fl.StringVar(&reportOut, "report", "out/eval.html", "HTML report with the plots and tables")
+	fl.StringVarP(&outDir, "out", "o", "out/eval", "output folder: the report and the glTF files")
+	fl.StringVar(&reportOut, "report", "", "HTML report (default: report.html in --out)")
 	fl.StringVar(&refCache, "reference-cache", "", "file that keeps the reference simulation's frames: read when it was made from the same database settings, character, garments and clip, else simulated and written")
 	_ = cmd.MarkFlagRequired("db")
 	return cmd
@@ -216,13 +231,16 @@ func printClipAngles(w io.Writer, rs []angleRange) {
 	}
 }
 
-func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, reportOut, refCache string) error {
+func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFlags, outDir, reportOut, refCache string) error {
 	w := cmd.OutOrStdout()
 	opt, err := f.options()
 	if err != nil {
 		return err
 	}
 	if err := checkWritable(reportOut); err != nil {
+		return err
+	}
+	if err := checkWritable(outDir + "/"); err != nil {
 		return err
 	}
 	db, err := wrinkle.ReadFile(f.db)
@@ -257,134 +275,101 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 	for _, n := range p.Notes() {
 		fmt.Fprintln(w, "coarse    ", n)
 	}
-	ev, err := evaluate(ctx, cmd, db, s, p, refCache)
+	keep := newEvalFrames(len(s.Clip.Poses))
+	ev, refFrames, err := evaluate(ctx, cmd, db, s, p, refCache, keep)
 	if err != nil {
 		return err
 	}
 	printEval(w, ev)
 	ev.angles = angles
-	if err := writeEvalReport(reportOut, ev); err != nil {
+	garments := groupedFine(p)
+	files, err := writeEvalGLTF(s, p, garments, refFrames, keep, outDir)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "wrote", reportOut)
+	err = writeEvalReport(reportOut, ev, s, garments, refFrames, keep)
+	if err != nil {
+		return err
+	}
+	for _, f := range append(files, reportOut) {
+		fmt.Fprintln(w, "wrote", f)
+	}
+	fmt.Fprintf(w, "\nplay them side by side:\n  pleat serve reference=%s synthesized=%s coarse=%s skinning=%s\n",
+		files[0], files[1], files[2], files[3])
 	return nil
 }
 
-// evaluate runs the reference simulation and the pipeline and measures
-// every method per frame.
-func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline, refCache string) (*evalRun, error) {
-	var so sim.Options
-	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
-		var rec struct {
-			Sim sim.Options `json:"sim"`
+// groupedFine returns the pipeline's fine garment with a group per piece
+// (the renders colour the pieces by group).
+func groupedFine(p *online.Pipeline) *mesh.Mesh {
+	m := *p.Mesh()
+	names := p.PieceNames()
+	m.Groups = make([]mesh.Group, len(names))
+	for i, name := range names {
+		m.Groups[i].Name = name
+	}
+	piece := p.Coarse().FinePiece
+	for t, tr := range m.Tris {
+		if k := int(piece[tr[0]]); k >= 0 && k < len(m.Groups) {
+			m.Groups[k].Tris = append(m.Groups[k].Tris, int32(t))
 		}
-		if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
-			return nil, fmt.Errorf("database HEAD.settings.sim: %w", err)
+	}
+	return &m
+}
+
+// writeEvalGLTF writes the reference, the result, the coarse simulation
+// and the skinning baseline as glTF files in outDir, in that order, and
+// returns their paths.
+func writeEvalGLTF(s *scene.Scene, p *online.Pipeline, garments *mesh.Mesh, refFrames [][]geom.Vec3, keep *evalFrames, outDir string) ([]string, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	vertexAnim := func(name string, m *mesh.Mesh, frames [][]geom.Vec3) (*gltfio.Scene, error) {
+		r := &sim.Result{Pieces: []*sim.Piece{{Name: name, Mesh: m}}, FPS: s.Clip.FPS, Frames: [][][]geom.Vec3{frames}}
+		return r.GLTF(s, name)
+	}
+	var files []string
+	for _, o := range []struct {
+		name string
+		gs   func() (*gltfio.Scene, error)
+	}{
+		{"reference", func() (*gltfio.Scene, error) { return vertexAnim("reference", garments, refFrames) }},
+		{"synthesized", func() (*gltfio.Scene, error) { return vertexAnim("synthesized", garments, keep.synth) }},
+		{"coarse", func() (*gltfio.Scene, error) { return vertexAnim("coarse", p.Coarse().Mesh, keep.coarse) }},
+		{"skinning", func() (*gltfio.Scene, error) { return s.GLTF("skinning") }},
+	} {
+		gs, err := o.gs()
+		if err != nil {
+			return files, fmt.Errorf("%s.glb: %w", o.name, err)
 		}
-		so = rec.Sim
+		path := filepath.Join(outDir, o.name+".glb")
+		if err := gltfio.WriteFile(path, gs); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// evaluate runs the reference simulation (or reads it from refCache) and
+// the pipeline, and measures every method per frame (evalLoop), keeping
+// the frames of keep.
+func evaluate(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.Scene, p *online.Pipeline, refCache string, keep *evalFrames) (*evalRun, [][]geom.Vec3, error) {
+	so, err := dbSimOptions(db)
+	if err != nil {
+		return nil, nil, err
 	}
 	so.Settle, so.Workers, so.NoPenetration = 0, 0, true
 	refFrames, refTime, err := referenceFrames(ctx, cmd, s, so, refCache)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ev := &evalRun{ref: refTime, nf: p.NumVerts()}
-	if len(refFrames) != len(s.Clip.Poses) || len(refFrames[0]) != p.NumVerts() {
-		return nil, fmt.Errorf("reference simulation has %d frames of %d vertices, the clip %d frames and the database %d vertices",
-			len(refFrames), len(refFrames[0]), len(s.Clip.Poses), p.NumVerts())
-	}
-	fine, coarse := p.Mesh(), p.Coarse().Mesh
-	cf, err := metrics.NewCurvature(fine)
+	ev, err := evalLoop(ctx, cmd, db, s, p, refFrames, keep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cc, err := metrics.NewCurvature(coarse)
-	if err != nil {
-		return nil, err
-	}
-	body, err := collide.NewBody(s.Character.Body)
-	if err != nil {
-		return nil, err
-	}
-	n := len(refFrames)
-	ev.curv = make([][]float64, len(evalMethods))
-	ev.err = make([][]metrics.Error, len(evalMethods))
-	x := make([]geom.Vec3, p.NumVerts())
-	emb := make([]geom.Vec3, p.NumVerts())
-	kept := p.Coarse().Kept
-	refC := make([]geom.Vec3, len(kept))
-	diagX := [][]geom.Vec3{make([]geom.Vec3, p.NumVerts()), make([]geom.Vec3, p.NumVerts())}
-	ev.diag = make([][]metrics.Error, len(diagMethods))
-	skinX := make([]geom.Vec3, p.NumVerts())
-	var skin []geom.Rigid
-	var bodyX []geom.Vec3
-	hint := make([]int32, p.NumVerts())
-	for i := range hint {
-		hint[i] = -1
-	}
-	bar := newBar(cmd.ErrOrStderr(), n, "synthesis")
-	defer bar.Finish()
-	for fr := 0; fr < n; fr++ {
-		pose := s.Clip.Poses[fr]
-		if fr+1 < n {
-			p.Ahead(s.Clip.Poses[fr+1])
-		}
-		st, err := p.Step(ctx, pose, x)
-		if err != nil {
-			return nil, err
-		}
-		ev.stats = append(ev.stats, st)
-		if err := p.Transfer().Embed(p.CoarsePositions(), emb); err != nil {
-			return nil, err
-		}
-		skin = skel.SkinMatrices(s.Character.Skeleton, pose, skin)
-		skinX = skel.LBS(db.Rest, db.Weights, skin, skinX)
-		fines := [][]geom.Vec3{refFrames[fr], x, p.SynthPositions(), emb, skinX}
-		for m, xs := range fines {
-			var c float64
-			if evalMethods[m] == "coarse" {
-				c, err = cc.Sum(p.CoarsePositions())
-			} else {
-				c, err = cf.Sum(xs)
-			}
-			if err != nil {
-				return nil, err
-			}
-			e, err := metrics.FrameError(xs, refFrames[fr])
-			if err != nil {
-				return nil, err
-			}
-			ev.curv[m] = append(ev.curv[m], c)
-			ev.err[m] = append(ev.err[m], e)
-		}
-		for i, u := range kept {
-			refC[i] = refFrames[fr][u]
-		}
-		if err := p.TransferOnto(refC, diagX[0]); err != nil {
-			return nil, err
-		}
-		if err := p.Transfer().Embed(refC, diagX[1]); err != nil {
-			return nil, err
-		}
-		for d, xs := range diagX {
-			e, err := metrics.FrameError(xs, refFrames[fr])
-			if err != nil {
-				return nil, err
-			}
-			ev.diag[d] = append(ev.diag[d], e)
-		}
-		if db.Regions != nil && len(db.Regions.Region) == len(x) {
-			ev.addRegionErrors(db.Regions.Region, refFrames[fr], append(fines, diagX...))
-		}
-		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
-		body.SetFrame(bodyX)
-		ps := collide.Penetrations(x, body, 0, hint)
-		ev.in += ps.Inside
-		ev.deep += ps.Deep
-		ev.maxIn = math.Max(ev.maxIn, ps.MaxDepth)
-		_ = bar.Set(fr + 1)
-	}
-	return ev, nil
+	ev.ref = refTime
+	return ev, refFrames, nil
 }
 
 // referenceFrames simulates the reference, or reads it from the cache
@@ -589,8 +574,19 @@ func printErrorOverTime(w io.Writer, ev *evalRun) {
 	}
 }
 
-func writeEvalReport(path string, ev *evalRun) error {
-	rep := report.New("pleat eval")
+// writeEvalReport writes eval's HTML report: renders of every method at
+// three frames and as curvature heat maps, the plots and the tables.
+func writeEvalReport(path string, ev *evalRun, s *scene.Scene, garments *mesh.Mesh, refFrames [][]geom.Vec3, keep *evalFrames) error {
+	rep := report.New("pleat eval: " + s.Character.Name)
+	if err := addRenders(rep, s, garments, keep.shown, []namedFrames{
+		{"reference", func(f int) []geom.Vec3 { return refFrames[f] }},
+		{"synthesized", func(f int) []geom.Vec3 { return keep.synth[f] }},
+		{"coarse", func(f int) []geom.Vec3 { return keep.embedded[f] }},
+		{"skinning", func(f int) []geom.Vec3 { return keep.skin[f] }},
+	}); err != nil {
+		return err
+	}
+	rep.Heading("Against the reference")
 	var xs []float64
 	for f := range ev.curv[0] {
 		xs = append(xs, float64(f))

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/viewer"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
 
@@ -39,15 +41,17 @@ func TestSynthEval(t *testing.T) {
 			t.Errorf("synth output lacks %q:\n%s", want, text)
 		}
 	}
-	text, err = run(t, append([]string{"eval", "--db", db, "--report", filepath.Join(dir, "eval.html")}, clip...)...)
+	evalDir := filepath.Join(dir, "eval")
+	text, err = run(t, append([]string{"eval", "--db", db, "--out", evalDir}, clip...)...)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, text)
 	}
-	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow"} {
+	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow", "pleat serve reference="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, text)
 		}
 	}
+	glbs := checkEvalOutputs(t, evalDir)
 
 	checkClipJointsByMatch(t, db)
 
@@ -66,6 +70,41 @@ func TestSynthEval(t *testing.T) {
 	if _, err := run(t, "synth", "--db", cut, "--out", filepath.Join(dir, "y.pc2")); err == nil || !strings.Contains(err.Error(), cut) {
 		t.Errorf("a truncated database: %v", err)
 	}
+	gltfcheck.Check(t, glbs...) // last: it skips the test when the checkers are not installed
+}
+
+// checkEvalOutputs checks that eval wrote its four animations, each
+// playable in pleat serve with the clip's frames, and a report with
+// renders and heat maps of the methods.
+func checkEvalOutputs(t *testing.T, dir string) []string {
+	t.Helper()
+	frames := -1
+	var glbs []string
+	for _, name := range []string{"reference", "synthesized", "coarse", "skinning"} {
+		glbs = append(glbs, filepath.Join(dir, name+".glb"))
+		a, err := viewer.Load(glbs[len(glbs)-1], viewer.LoadOptions{})
+		if err != nil {
+			t.Errorf("%s.glb: %v", name, err)
+			continue
+		}
+		if frames >= 0 && a.NumFrames != frames {
+			t.Errorf("%s.glb: %d frames, the reference %d", name, a.NumFrames, frames)
+		}
+		frames = a.NumFrames
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Renders", "mean curvature (red convex", "synthesized", "coarse", "Against the reference", "Time per frame, ms"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(string(html), "data:image/png"); n < 4*4+2 {
+		t.Errorf("report.html has %d images, want at least 18 (four methods at three frames and as heat maps, two plots)", n)
+	}
+	return glbs
 }
 
 // checkClipJointsByMatch checks that checkClipJoints judges a clip by the
