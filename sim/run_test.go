@@ -410,3 +410,69 @@ func TestPiecesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestWaryFrames: a frame whose solver clamps vertex speeds doubles the
+// substeps of the frames in the next waryTime, counted from the last
+// clamp; without clamps nothing changes.
+func TestWaryFrames(t *testing.T) {
+	const dt, maxDt = 1.0 / 30, 1.0 / 60
+	cases := []struct {
+		name    string
+		clamped []int // per frame
+		want    []int // the least substeps of each frame
+	}{
+		{"none", []int{0, 0, 0}, []int{0, 0, 0}},
+		{"one clamp", append([]int{0, 3}, make([]int, 16)...),
+			append([]int{0, 0}, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0)},
+		{"clamps extend it", append([]int{1}, append(make([]int, 10), append([]int{1}, make([]int, 15)...)...)...),
+			append([]int{0}, append(repeat(4, 26), 0)...)},
+	}
+	for _, c := range cases {
+		var w waryFrames
+		for f, cl := range c.clamped {
+			if got := w.substeps(dt, maxDt); got != c.want[f] {
+				t.Errorf("%s: frame %d: at least %d substeps, want %d", c.name, f, got, c.want[f])
+			}
+			w.after(cl, dt)
+		}
+	}
+}
+
+func repeat(x, n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = x
+	}
+	return s
+}
+
+// TestRunWary: with a speed clamp so low that the solver clamps in every
+// frame, the frames after the first are stepped in twice the substeps,
+// and the run says so; with the default clamp the substeps stay at 2.
+func TestRunWary(t *testing.T) {
+	for _, clamp := range []float64{0, 0.05} {
+		s, err := scene.Load(scene.Spec{Resolution: 700, End: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), s, Options{SpeedClamp: clamp, Settle: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "twice the substeps") })
+		clamped := false
+		for f, st := range res.Stats[1:] {
+			want := 2
+			if clamped {
+				want = 4
+			}
+			if got := st.Substeps / len(res.Pieces); got != want {
+				t.Errorf("speed clamp %g, frame %d: %d substeps per piece, want %d", clamp, f+1, got, want)
+			}
+			clamped = clamped || st.Clamped > 0
+		}
+		if noted != clamped || clamped != (clamp > 0) {
+			t.Errorf("speed clamp %g: clamped %v, noted %v", clamp, clamped, noted)
+		}
+	}
+}

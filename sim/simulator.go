@@ -48,6 +48,7 @@ type Simulator struct {
 	moves *moveSampler
 	frame int // frames stepped
 	fast  fastMotion
+	wary  waryFrames
 
 	// Stepping: the team of goroutines and the coming frame's preparation.
 	team       *team
@@ -244,9 +245,11 @@ func (s *Simulator) Step(ctx context.Context, pose skel.Pose, out *Frame) error 
 	if s.opt.MaxDt == 0 || s.opt.FastSubsteps {
 		minSub = s.fast.substeps(s.moves.move(skin), s.dt, s.maxDt)
 	}
+	minSub = max(minSub, s.wary.substeps(s.dt, s.maxDt))
 	if err := s.advance(pose, skin, t0, t1, t1-t0, minSub, &st); err != nil {
 		return err
 	}
+	s.wary.after(st.Clamped, s.dt)
 	st.Wall = time.Since(start)
 	return s.measure(skin, &st, out)
 }
