@@ -380,7 +380,11 @@ func referenceFrames(ctx context.Context, cmd *cobra.Command, s *scene.Scene, so
 	var key [32]byte
 	if refCache != "" {
 		var err error
-		if key, err = refCacheKey(s, so); err != nil {
+		build, err := buildFingerprint()
+		if err != nil {
+			return nil, 0, fmt.Errorf("--reference-cache: %w", err)
+		}
+		if key, err = refCacheKey(s, so, build); err != nil {
 			return nil, 0, err
 		}
 		frames, err := readRefCache(refCache, key)

@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/scene"
@@ -20,12 +22,12 @@ import (
 const refCacheMagic = "pleat-eval-ref-1"
 
 // refCacheKey hashes everything the reference simulation depends on: the
-// simulator options, the body and its skin weights, the garments' rest
-// meshes and weights, and the clip's poses and rate. A cache whose key
-// differs is simulated again.
-func refCacheKey(s *scene.Scene, so sim.Options) ([32]byte, error) {
+// simulator's code (build, buildFingerprint), its options, the body and
+// its skin weights, the garments' rest meshes and weights, and the clip's
+// poses and rate. A cache whose key differs is simulated again.
+func refCacheKey(s *scene.Scene, so sim.Options, build string) ([32]byte, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%#v\n", so)
+	fmt.Fprintf(h, "%s\n%#v\n", build, so)
 	vec := func(vs []geom.Vec3) {
 		for _, v := range vs {
 			_ = binary.Write(h, binary.LittleEndian, [3]float64{v.X, v.Y, v.Z})
@@ -51,6 +53,42 @@ func refCacheKey(s *scene.Scene, so sim.Options) ([32]byte, error) {
 	var k [32]byte
 	copy(k[:], h.Sum(nil))
 	return k, nil
+}
+
+// buildFingerprint identifies the code that simulates: the SHA-256 of the
+// running executable, so that a pleat rebuilt with any change (a fix in
+// the simulator) does not read a reference an older build cached. Where
+// the executable cannot be read it falls back to the module's build
+// information (its version and VCS revision), and fails when there is
+// none: a cache that cannot tell builds apart would be trusted wrongly.
+func buildFingerprint() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			defer f.Close()
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err == nil {
+				return fmt.Sprintf("exe %x", h.Sum(nil)), nil
+			}
+		}
+	}
+	unknown := errors.New("cannot tell this build of pleat from others: its executable is unreadable, and it is neither a released version nor built from a clean checkout")
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", unknown
+	}
+	vcs := map[string]string{}
+	for _, st := range bi.Settings {
+		if strings.HasPrefix(st.Key, "vcs.") {
+			vcs[st.Key] = st.Value
+		}
+	}
+	switch {
+	case bi.Main.Version != "" && bi.Main.Version != "(devel)" && !strings.Contains(bi.Main.Version, "+dirty"):
+		return "module " + bi.Main.Version, nil
+	case vcs["vcs.revision"] != "" && vcs["vcs.modified"] == "false":
+		return "revision " + vcs["vcs.revision"], nil
+	}
+	return "", unknown
 }
 
 // readRefCache returns the frames cached in path under key, or nil when

@@ -9,6 +9,7 @@ import (
 	"github.com/pleat-dev/pleat/internal/gltfcheck"
 	"github.com/pleat-dev/pleat/motion"
 	"github.com/pleat-dev/pleat/scene"
+	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/viewer"
 	"github.com/pleat-dev/pleat/wrinkle"
 )
@@ -52,6 +53,16 @@ func TestSynthEval(t *testing.T) {
 		}
 	}
 	glbs := checkEvalOutputs(t, evalDir)
+	cache := filepath.Join(dir, "ref.cache")
+	for i, want := range []string{"wrote " + filepath.Join(evalDir, "report.html"), "reference simulation read from " + cache} {
+		text, err = run(t, append([]string{"eval", "--db", db, "--out", evalDir, "--reference-cache", cache}, clip...)...)
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf("eval with a reference cache, run %d: %v; output lacks %q:\n%s", i+1, err, want, text)
+		}
+		if i == 0 && strings.Contains(text, "read from") {
+			t.Errorf("the first run read a cache it had not written:\n%s", text)
+		}
+	}
 
 	checkClipJointsByMatch(t, db)
 
@@ -140,5 +151,42 @@ func checkClipJointsByMatch(t *testing.T, dbPath string) {
 	s.ClipMatch = legs
 	if err := checkClipJoints(db, s, "legs.bvh"); err == nil || !strings.Contains(err.Error(), "left_elbow") || !strings.Contains(err.Error(), "legs.bvh") {
 		t.Errorf("a clip that drives only the legs: %v", err)
+	}
+}
+
+// TestRefCacheKey: the reference cache's key changes with the build of
+// pleat and with the clip, and not otherwise.
+func TestRefCacheKey(t *testing.T) {
+	s, err := scene.Load(scene.Spec{Resolution: 700, End: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build, err := buildFingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := buildFingerprint(); again != build || build == "" {
+		t.Fatalf("build fingerprint %q, then %q", build, again)
+	}
+	key := func(s *scene.Scene, build string) [32]byte {
+		k, err := refCacheKey(s, sim.Options{}, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	k := key(s, build)
+	if key(s, build) != k {
+		t.Error("the same inputs give two keys")
+	}
+	if key(s, build+" rebuilt") == k {
+		t.Error("another build gives the same key")
+	}
+	short := *s
+	clip := *s.Clip
+	clip.Poses = clip.Poses[:2]
+	short.Clip = &clip
+	if key(&short, build) == k {
+		t.Error("another clip gives the same key")
 	}
 }
