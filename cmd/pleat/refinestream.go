@@ -83,6 +83,12 @@ func (r *refineRun) coarseBesideRefine(ctx context.Context, cmd *cobra.Command, 
 		cancel()
 	}
 	<-done
+	// A refinement that failed on its own stopped the coarse run (cancel):
+	// its error is the one to report. One that ran out of frames failed
+	// because the coarse run did.
+	if err != nil && !errors.Is(err, errCoarseStopped) {
+		return err
+	}
 	if coarseErr != nil {
 		return fmt.Errorf("coarse simulation: %w", coarseErr)
 	}
