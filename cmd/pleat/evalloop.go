@@ -24,16 +24,16 @@ import (
 // files, what the evaluation computes and would otherwise drop.
 type evalFrames struct {
 	shown []int // rendered frames: first, middle, last
-	// synth and skin are the result and the skinning baseline, coarse the
-	// coarse simulation (Pipeline.Coarse().Mesh's vertices), every frame;
-	// embedded the fine garment on the coarse simulation at the shown
-	// frames.
-	synth, skin, coarse [][]geom.Vec3
-	embedded            map[int][]geom.Vec3
+	// synth is the result and coarse the coarse simulation
+	// (Pipeline.Coarse().Mesh's vertices), every frame (the animations);
+	// embedded the fine garment on the coarse simulation and skin the
+	// skinning baseline at the shown frames (the renders).
+	synth, coarse  [][]geom.Vec3
+	embedded, skin map[int][]geom.Vec3
 }
 
 func newEvalFrames(n int) *evalFrames {
-	return &evalFrames{shown: []int{0, n / 2, n - 1}, embedded: map[int][]geom.Vec3{}}
+	return &evalFrames{shown: []int{0, n / 2, n - 1}, embedded: map[int][]geom.Vec3{}, skin: map[int][]geom.Vec3{}}
 }
 
 // evalLoop steps the pipeline through the clip and measures, per frame,
@@ -80,7 +80,7 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 			p.Ahead(s.Clip.Poses[fr+1])
 		}
 		if keep != nil {
-			x, skinX = make([]geom.Vec3, nv), make([]geom.Vec3, nv)
+			x = make([]geom.Vec3, nv)
 		}
 		st, err := p.Step(ctx, pose, x)
 		if err != nil {
@@ -93,10 +93,10 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 		skin = skel.SkinMatrices(s.Character.Skeleton, pose, skin)
 		skinX = skel.LBS(db.Rest, db.Weights, skin, skinX)
 		if keep != nil {
-			keep.synth, keep.skin = append(keep.synth, x), append(keep.skin, skinX)
+			keep.synth = append(keep.synth, x)
 			keep.coarse = append(keep.coarse, slices.Clone(p.CoarsePositions()))
 			if slices.Contains(keep.shown, fr) {
-				keep.embedded[fr] = slices.Clone(emb)
+				keep.embedded[fr], keep.skin[fr] = slices.Clone(emb), slices.Clone(skinX)
 			}
 		}
 		fines := [][]geom.Vec3{refFrames[fr], x, p.SynthPositions(), emb, skinX}
