@@ -57,8 +57,7 @@
 // hands them over): a block needs the regions of its own frames and of
 // the Params.Lead frames after it, so Run refines each block as soon as
 // the coarse run is Params.Every + Params.Lead frames past its start, and
-// the two runs share the cores (a 2,000-vertex coarse run keeps about 1.5
-// of 2 busy). The fixed-topology output (the union of all blocks) is built
+// the two runs share the cores. The fixed-topology output (the union of all blocks) is built
 // when the last frame is refined. The frames are those of the coarse run
 // given whole.
 //

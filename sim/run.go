@@ -566,14 +566,10 @@ func (f *fastMotion) substeps(d, dt, maxDt float64) int {
 // waryFrames doubles the substeps of the frames that follow one in which
 // the solver clamped vertex speeds (cloth's safety net for contacts it
 // could not satisfy: Options.SpeedClamp), for waryTime. Such a frame is a
-// sign that the substep is too long for the garment there (cloth held
-// tight over a curved body, a fold moving fast), and what follows it is
-// cloth left inside the body: the MakeHuman female_elegantsuit01 refined
-// to 8.6k vertices, through the CMU walk at one substep per 1/60 s,
-// clamps speeds in 12 of its first 40 frames and ends 0.31 % of
-// vertex-frames more than 2 mm inside the chest; at one per 1/120 s, 0.007 %
-// for 13 % more time. A garment whose solver never clamps is stepped as
-// before.
+// sign that the substep is too long for the garment there (fine cloth
+// held tight over a curved body, a fold moving fast), and cloth left
+// inside the body follows it; a shorter substep resolves those contacts.
+// A garment whose solver never clamps is stepped as before.
 type waryFrames struct {
 	left   int // frames left to double
 	frames int // frames doubled so far

@@ -20,11 +20,11 @@ var errCoarseStopped = errors.New("the coarse simulation stopped")
 // coarseBesideRefine runs the coarse simulation and the refinement at
 // the same time: sim.Stream hands each coarse frame to refine.Run, which
 // refines a block as soon as the frames its regions need are simulated
-// (Params.Every + Params.Lead frames ahead). The two leave each other's
-// idle time to the other (a 2,000-vertex coarse run keeps about 1.5 of 2
-// cores busy); the frames are those of the coarse run followed by the
-// refinement (refine.Input.Next). It sets r.coarse, r.res and the time of
-// the two together.
+// (Params.Every + Params.Lead frames ahead). Neither keeps every core
+// busy alone (a small coarse garment's solver loops leave a core idle), so
+// each fills the other's idle time; the frames are those of the coarse
+// run followed by the refinement (refine.Input.Next). It sets r.coarse,
+// r.res and the time of the two together.
 func (r *refineRun) coarseBesideRefine(ctx context.Context, cmd *cobra.Command, copt, opt sim.Options, p refine.Params) error {
 	s := r.s
 	n := len(s.Clip.Poses)
