@@ -238,7 +238,7 @@ func splitPieces(m *mesh.Mesh, partName, fallback string, pinned map[string]bool
 	}
 	out := make([]piece, top.NumComps)
 	for c := range out {
-		pm, tmap := subMesh(m, top.TriComp, int32(c))
+		pm, verts, tmap := mesh.Extract(m, func(t int) bool { return top.TriComp[t] == int32(c) })
 		count := make([]int, len(m.Groups))
 		pinV := map[int32]bool{}
 		for t, nt := range tmap {
@@ -279,74 +279,7 @@ func splitPieces(m *mesh.Mesh, partName, fallback string, pinned map[string]bool
 			pins = append(pins, v)
 		}
 		slices.Sort(pins)
-		verts := make([]int32, len(pm.Verts))
-		for t, nt := range tmap {
-			if nt >= 0 {
-				for k, v := range pm.Tris[nt] {
-					verts[v] = m.Tris[t][k]
-				}
-			}
-		}
 		out[c] = piece{name: name, m: pm, pins: pins, verts: verts}
 	}
 	return out, nil
-}
-
-// subMesh extracts the triangles of component c with their vertices, UVs
-// and groups, renumbered in order of first use; tmap maps old triangle ids
-// to new ones (-1 when not in c). Normals are dropped.
-func subMesh(m *mesh.Mesh, triComp []int32, c int32) (*mesh.Mesh, []int32) {
-	vmap := make([]int32, len(m.Verts))
-	for i := range vmap {
-		vmap[i] = -1
-	}
-	hasUV := m.HasUVs()
-	var uvmap []int32
-	if hasUV {
-		uvmap = make([]int32, len(m.UVs))
-		for i := range uvmap {
-			uvmap[i] = -1
-		}
-	}
-	out := &mesh.Mesh{}
-	tmap := make([]int32, len(m.Tris))
-	for t, tr := range m.Tris {
-		tmap[t] = -1
-		if triComp[t] != c {
-			continue
-		}
-		var nt, nuv [3]int32
-		for k, v := range tr {
-			if vmap[v] < 0 {
-				vmap[v] = int32(len(out.Verts))
-				out.Verts = append(out.Verts, m.Verts[v])
-			}
-			nt[k] = vmap[v]
-			if hasUV {
-				u := m.UVTris[t][k]
-				if uvmap[u] < 0 {
-					uvmap[u] = int32(len(out.UVs))
-					out.UVs = append(out.UVs, m.UVs[u])
-				}
-				nuv[k] = uvmap[u]
-			}
-		}
-		tmap[t] = int32(len(out.Tris))
-		out.Tris = append(out.Tris, nt)
-		if hasUV {
-			out.UVTris = append(out.UVTris, nuv)
-		}
-	}
-	for _, g := range m.Groups {
-		ng := mesh.Group{Name: g.Name}
-		for _, t := range g.Tris {
-			if t >= 0 && int(t) < len(tmap) && tmap[t] >= 0 {
-				ng.Tris = append(ng.Tris, tmap[t])
-			}
-		}
-		if len(ng.Tris) > 0 {
-			out.Groups = append(out.Groups, ng)
-		}
-	}
-	return out, tmap
 }

@@ -199,3 +199,69 @@ func RepeatedIndex(vs []int32) (int32, bool) {
 	}
 	return 0, false
 }
+
+// Extract returns the mesh of m's triangles for which keep(t) is true: the
+// vertices and texture coordinates they use, renumbered in order of first
+// use, and the groups restricted to them (a group left with no triangle is
+// dropped; stored normals are not carried). src[i] is the vertex of m that
+// new vertex i is, and tmap[t] the new index of m's triangle t, -1 for a
+// triangle not kept.
+func Extract(m *Mesh, keep func(t int) bool) (out *Mesh, src, tmap []int32) {
+	vmap := filled(len(m.Verts), -1)
+	hasUV := m.HasUVs()
+	var uvmap []int32
+	if hasUV {
+		uvmap = filled(len(m.UVs), -1)
+	}
+	out = &Mesh{}
+	tmap = make([]int32, len(m.Tris))
+	for t, tr := range m.Tris {
+		tmap[t] = -1
+		if !keep(t) {
+			continue
+		}
+		var nt, nuv [3]int32
+		for k, v := range tr {
+			if vmap[v] < 0 {
+				vmap[v] = int32(len(out.Verts))
+				out.Verts = append(out.Verts, m.Verts[v])
+				src = append(src, v)
+			}
+			nt[k] = vmap[v]
+			if hasUV {
+				u := m.UVTris[t][k]
+				if uvmap[u] < 0 {
+					uvmap[u] = int32(len(out.UVs))
+					out.UVs = append(out.UVs, m.UVs[u])
+				}
+				nuv[k] = uvmap[u]
+			}
+		}
+		tmap[t] = int32(len(out.Tris))
+		out.Tris = append(out.Tris, nt)
+		if hasUV {
+			out.UVTris = append(out.UVTris, nuv)
+		}
+	}
+	for _, g := range m.Groups {
+		ng := Group{Name: g.Name}
+		for _, t := range g.Tris {
+			if t >= 0 && int(t) < len(tmap) && tmap[t] >= 0 {
+				ng.Tris = append(ng.Tris, tmap[t])
+			}
+		}
+		if len(ng.Tris) > 0 {
+			out.Groups = append(out.Groups, ng)
+		}
+	}
+	return out, src, tmap
+}
+
+// filled returns n copies of v.
+func filled(n int, v int32) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}

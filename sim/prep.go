@@ -60,7 +60,7 @@ func SplitPieces(name string, m *mesh.Mesh, w skel.Weights) ([]*Piece, error) {
 	}
 	var out []*Piece
 	for c := 0; c < top.NumComps; c++ {
-		pm, src := subMesh(m, top.TriComp, int32(c))
+		pm, src, _ := mesh.Extract(m, func(t int) bool { return top.TriComp[t] == int32(c) })
 		p := &Piece{Name: name, Mesh: pm, Source: src, Weights: subWeights(w, src)}
 		if top.NumComps > 1 {
 			p.Name = fmt.Sprintf("%s#%d", name, c)
@@ -68,63 +68,6 @@ func SplitPieces(name string, m *mesh.Mesh, w skel.Weights) ([]*Piece, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// subMesh extracts the triangles of component c, renumbering vertices and
-// UVs; src maps new vertex ids to old.
-func subMesh(m *mesh.Mesh, triComp []int32, c int32) (*mesh.Mesh, []int32) {
-	vmap := make([]int32, len(m.Verts))
-	for i := range vmap {
-		vmap[i] = -1
-	}
-	uvmap := make([]int32, len(m.UVs))
-	for i := range uvmap {
-		uvmap[i] = -1
-	}
-	out := &mesh.Mesh{}
-	var src []int32
-	hasUV := m.HasUVs()
-	tmap := make([]int32, len(m.Tris))
-	for t, tr := range m.Tris {
-		tmap[t] = -1
-		if triComp[t] != c {
-			continue
-		}
-		var nt, nuv [3]int32
-		for k, v := range tr {
-			if vmap[v] < 0 {
-				vmap[v] = int32(len(out.Verts))
-				out.Verts = append(out.Verts, m.Verts[v])
-				src = append(src, v)
-			}
-			nt[k] = vmap[v]
-			if hasUV {
-				u := m.UVTris[t][k]
-				if uvmap[u] < 0 {
-					uvmap[u] = int32(len(out.UVs))
-					out.UVs = append(out.UVs, m.UVs[u])
-				}
-				nuv[k] = uvmap[u]
-			}
-		}
-		tmap[t] = int32(len(out.Tris))
-		out.Tris = append(out.Tris, nt)
-		if hasUV {
-			out.UVTris = append(out.UVTris, nuv)
-		}
-	}
-	for _, g := range m.Groups {
-		ng := mesh.Group{Name: g.Name}
-		for _, t := range g.Tris {
-			if tmap[t] >= 0 {
-				ng.Tris = append(ng.Tris, tmap[t])
-			}
-		}
-		if len(ng.Tris) > 0 {
-			out.Groups = append(out.Groups, ng)
-		}
-	}
-	return out, src
 }
 
 // subWeights selects the weight lists of vertices src.

@@ -104,16 +104,15 @@ func newPoseChecker(ch *character.Character, rig *wrinkle.Rig, spec *wrinkle.Spe
 				pc.moving[r] = append(pc.moving[r], int32(v))
 			}
 		}
-		var tris [][3]int32
-		for _, t := range ch.Body.Tris {
-			if wNear[t[0]] <= staticWeight && wNear[t[1]] <= staticWeight && wNear[t[2]] <= staticWeight && wMove[t[0]] == 0 && wMove[t[1]] == 0 && wMove[t[2]] == 0 {
-				tris = append(tris, t)
-			}
-		}
-		if len(tris) == 0 {
+		static := func(v int32) bool { return wNear[v] <= staticWeight && wMove[v] == 0 }
+		bare := &mesh.Mesh{Verts: ch.Body.Verts, Tris: ch.Body.Tris}
+		sub, _, _ := mesh.Extract(bare, func(t int) bool {
+			tr := bare.Tris[t]
+			return static(tr[0]) && static(tr[1]) && static(tr[2])
+		})
+		if len(sub.Tris) == 0 {
 			continue // nothing to pass through
 		}
-		sub := compact(ch.Body.Verts, tris)
 		b, err := collide.NewBody(sub)
 		if err != nil {
 			return nil, fmt.Errorf("build: pose check for %s: the body without the moving limb: %w", r, err)
@@ -121,25 +120,6 @@ func newPoseChecker(ch *character.Character, rig *wrinkle.Rig, spec *wrinkle.Spe
 		pc.static[r] = b
 	}
 	return pc, nil
-}
-
-// compact returns the mesh of tris over verts, keeping only the vertices
-// they use.
-func compact(verts []geom.Vec3, tris [][3]int32) *mesh.Mesh {
-	idx := make(map[int32]int32)
-	m := &mesh.Mesh{Tris: make([][3]int32, len(tris))}
-	for i, t := range tris {
-		for c, v := range t {
-			k, ok := idx[v]
-			if !ok {
-				k = int32(len(m.Verts))
-				idx[v] = k
-				m.Verts = append(m.Verts, verts[v])
-			}
-			m.Tris[i][c] = k
-		}
-	}
-	return m
 }
 
 // check skins the moving limb into the sample's pose and measures how deep
