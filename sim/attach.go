@@ -32,6 +32,7 @@ import (
 type loops struct {
 	pinK  float64    // pin stiffness, N/m (negative: hard pins)
 	thick float64    // body safety distance, m
+	reach float64    // deepest push of a target out of the body, m (see targets)
 	lim   float64    // strain limit of the loop's edges
 	tris  [][3]int32 // the collision body's triangles
 
@@ -57,14 +58,36 @@ type loops struct {
 
 // tgtRadius (m) is how far from the attached loops (in the rest pose) the
 // body is kept for pushing their targets out: far more than a target
-// strays from its loop's rigid fit.
-const tgtRadius = 0.08
+// strays from its loop's rigid fit. On a creased body (see newLoops) it
+// is tgtRadiusCreased, which takes in a thigh raised against the belly.
+const (
+	tgtRadius        = 0.08
+	tgtRadiusCreased = 0.25
+)
+
+// tgtReachCreased (m) is the deepest push of a loop's target out of a
+// creased body.
+const tgtReachCreased = 0.05
 
 // newLoops prepares the loops of the pieces; the body part around them is
 // cut from the collision body at bodyX (nil: no push-out).
-func newLoops(pieces []*Piece, cloths []*cloth.Cloth, bodyX []geom.Vec3, tris [][3]int32, pinK, thick, lim float64) (*loops, error) {
+//
+// creased says that the body's folds are flattened (Options.Creases). A
+// skinned body passes into itself where a limb folds against it (a thigh
+// raised 105° is 4 cm deep in the belly), and a loop target inside such
+// an overlap is inside whichever surface it is pushed through; so a
+// target is pushed out by at most the safety distance, which only undoes
+// the rigid loop's not following the skin's own bulging. On a creased
+// body the folds have an outside, and a target caught in one (a
+// waistband under the raised thigh) is pushed out however deep, up to
+// tgtReachCreased: the waistband rides on the thigh as cloth does.
+func newLoops(pieces []*Piece, cloths []*cloth.Cloth, bodyX []geom.Vec3, tris [][3]int32, pinK, thick, lim float64, creased bool) (*loops, error) {
 	n := len(pieces)
-	l := &loops{pinK: pinK, thick: thick, lim: lim, tris: tris, nLoop: make([]int, n),
+	radius, reach := tgtRadius, thick
+	if creased {
+		radius, reach = tgtRadiusCreased, tgtReachCreased
+	}
+	l := &loops{pinK: pinK, thick: thick, reach: reach, lim: lim, tris: tris, nLoop: make([]int, n),
 		ids: make([][]int, n), binds: make([][]surfBind, n), rest: make([][]geom.Vec3, n),
 		pairs: make([][][2]int32, n), prev: make([][]geom.Vec3, n), next: make([][]geom.Vec3, n), ahead: make([][]geom.Vec3, n)}
 	if bodyX == nil {
@@ -80,7 +103,7 @@ func newLoops(pieces []*Piece, cloths []*cloth.Cloth, bodyX []geom.Vec3, tris []
 		return l, nil
 	}
 	var err error
-	l.body, l.verts, err = nearBody(bodyX, tris, pts, tgtRadius)
+	l.body, l.verts, err = nearBody(bodyX, tris, pts, radius)
 	return l, err
 }
 
@@ -124,10 +147,17 @@ func (l *loops) targets(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 			dst[i][j] = rot.Rotate(p).Add(tr)
 		}
 	}
+	l.pushOut(bodyX, dst)
+}
+
+// pushOut moves the loops' targets dst (per piece) out of the body at
+// bodyX and holds each loop to the strain limit.
+func (l *loops) pushOut(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 	// A target closer to the skin than the safety distance (or a little
 	// inside: the rigid loop does not follow the skin's own bulging) is
-	// moved out to it along the body normal, by at most the safety
-	// distance: a hard-pinned waistband vertex 1 mm off the skin beside a
+	// moved out to it along the body normal, by at most l.reach (see
+	// newLoops); keepLoop then holds the loop's edges to the strain
+	// limit: a hard-pinned waistband vertex 1 mm off the skin beside a
 	// neighbour pushed out to 3.4 mm stretched their 2.5 mm edge by 35 %,
 	// the jeans' worst edge in 40 of 86 frames.
 	if l.body == nil {
@@ -143,8 +173,8 @@ func (l *loops) targets(bodyX []geom.Vec3, dst [][]geom.Vec3) {
 		push := l.push[:0]
 		for _, p := range dst[i][:l.nLoop[i]] {
 			var d geom.Vec3
-			if con, ok := l.body.Query(p, 2*l.thick); ok && con.Dist < l.thick {
-				d = con.Normal.Scale(min(l.thick-con.Dist, l.thick))
+			if con, ok := l.body.Query(p, max(2*l.thick, l.reach)); ok && con.Dist < l.thick {
+				d = con.Normal.Scale(min(l.thick-con.Dist, l.reach))
 			}
 			push = append(push, d)
 		}

@@ -233,3 +233,40 @@ func TestNearBody(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopPushOut sinks a ring of loop targets 2 cm into a large sphere:
+// on a creased body (newLoops' creased) they are pushed out to the safety
+// distance outside it; otherwise each moves by at most the safety
+// distance, as a target in a skinned body's self-overlap must.
+func TestLoopPushOut(t *testing.T) {
+	const R, thick, n = 0.5, 0.003, 12
+	body := mesh.UVSphere(R, 48, 96)
+	var ring []geom.Vec3
+	var pairs [][2]int32
+	for j := range n {
+		a := 2 * math.Pi * float64(j) / n
+		ring = append(ring, geom.V(0.03*math.Cos(a), R-0.02, 0.03*math.Sin(a)))
+		pairs = append(pairs, [2]int32{int32(j), int32((j + 1) % n)})
+	}
+	for _, creased := range []bool{false, true} {
+		l, err := newLoops(nil, nil, nil, nil, 0, thick, 0.1, creased)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.nLoop, l.rest, l.pairs = []int{n}, [][]geom.Vec3{ring}, [][][2]int32{pairs}
+		if l.body, l.verts, err = nearBody(body.Verts, body.Tris, ring, tgtRadius); err != nil || l.body == nil {
+			t.Fatalf("creased %v: no body near the ring (%v)", creased, err)
+		}
+		dst := [][]geom.Vec3{append([]geom.Vec3(nil), ring...)}
+		l.pushOut(body.Verts, dst)
+		for j, p := range dst[0] {
+			moved, out := p.Dist(ring[j]), p.Len()-R
+			switch {
+			case creased && out < thick-0.001:
+				t.Errorf("creased: target %d %.1f mm from the surface after the push-out, want %.0f mm outside", j, out*1000, thick*1000)
+			case !creased && moved > thick+1e-9:
+				t.Errorf("not creased: target %d moved %.1f mm, want at most %.0f mm", j, moved*1000, thick*1000)
+			}
+		}
+	}
+}

@@ -124,7 +124,7 @@ func (p *Prepared) New() (*Simulator, error) {
 	if !s.opt.NoBody && !s.opt.NoAttach {
 		loopBody = s.body.cur
 	}
-	if s.loops, err = newLoops(s.pieces, s.cloths, loopBody, s.body.col.Tris, pinK, s.thick, strainMargin*s.strainLimit); err != nil {
+	if s.loops, err = newLoops(s.pieces, s.cloths, loopBody, s.body.col.Tris, pinK, s.thick, strainMargin*s.strainLimit, len(s.opt.Creases) > 0); err != nil {
 		return nil, fmt.Errorf("sim: body: %w", err)
 	}
 	s.penHints = make([][]int32, n)

@@ -7,11 +7,14 @@ import (
 	"github.com/pleat-dev/pleat/geom"
 )
 
-// Crease names a joint where two limb segments fold against each other:
-// Joint (an elbow, a knee) bends the segment from Proximal's head to
-// Joint's head (the upper arm, the thigh) towards the one from Joint's
-// head to Distal's head (the forearm, the calf). Proximal must be an
-// ancestor of Joint and Distal a descendant.
+// Crease names a joint where two segments fold against each other: Joint
+// (an elbow, a knee) bends the segment from Proximal's head to Joint's
+// head (the upper arm, the thigh) towards the one from Joint's head to
+// Distal's head (the forearm, the calf). Distal must be a descendant of
+// Joint. Proximal is an ancestor of Joint for a limb's crease; for a
+// trunk crease (a hip: Proximal the neck, Joint the hip, Distal the knee)
+// it is outside Joint's subtree, and the proximal segment is the joints
+// on the skeleton's path from Proximal to Joint's parent (spine, pelvis).
 type Crease struct {
 	Proximal, Joint, Distal int
 }
@@ -50,8 +53,9 @@ type Crease struct {
 // elbows) are untouched, and the correction grows continuously with the
 // bend. A vertex belongs to a segment by its
 // largest weight (ties to the lower joint index): the distal segment is
-// Joint's subtree, the proximal one the joints from Proximal down to
-// Joint's parent.
+// Joint's subtree, the proximal one the joints on the path from Proximal
+// to Joint's parent. A trunk crease differs in where the faces meet and
+// what it flattens (applyTrunk) and starts later (creaseTrunkStart).
 //
 // A Creaser is immutable and safe for concurrent use on distinct vertex
 // slices.
@@ -61,6 +65,7 @@ type Creaser struct {
 	start   []float64      // per crease: the flexion where flattening starts, radians
 	prox    [][]int32      // per crease: the proximal segment's vertices
 	dist    [][]int32      // per crease: the distal segment's vertices
+	lca     []int          // per crease: the common ancestor of Proximal and Joint
 	nverts  int
 }
 
@@ -90,9 +95,14 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 				return nil, fmt.Errorf("skel: crease %d: joint %d out of range [0, %d)", i, j, nj)
 			}
 		}
-		if !descends(sk, cr.Joint, cr.Proximal) || cr.Joint == cr.Proximal {
-			return nil, fmt.Errorf("skel: crease %d: %q is not an ancestor of %q", i, sk.Joint(cr.Proximal).Name, sk.Joint(cr.Joint).Name)
+		if descends(sk, cr.Proximal, cr.Joint) || sk.Parent(cr.Joint) < 0 {
+			return nil, fmt.Errorf("skel: crease %d: %q is not outside the subtree of %q, or %q is a root", i, sk.Joint(cr.Proximal).Name, sk.Joint(cr.Joint).Name, sk.Joint(cr.Joint).Name)
 		}
+		lca := commonAncestor(sk, cr.Proximal, cr.Joint)
+		if lca < 0 {
+			return nil, fmt.Errorf("skel: crease %d: %q and %q are in different trees", i, sk.Joint(cr.Proximal).Name, sk.Joint(cr.Joint).Name)
+		}
+		c.lca = append(c.lca, lca)
 		if !descends(sk, cr.Distal, cr.Joint) || cr.Distal == cr.Joint {
 			return nil, fmt.Errorf("skel: crease %d: %q is not a descendant of %q", i, sk.Joint(cr.Distal).Name, sk.Joint(cr.Joint).Name)
 		}
@@ -101,7 +111,11 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 			return nil, fmt.Errorf("skel: crease %d at %q: a segment has no length", i, sk.Joint(cr.Joint).Name)
 		}
 		c.rest = append(c.rest, h)
-		c.start = append(c.start, max(creaseStart, flexion(h[0].Sub(h[1]).Unit(), h[2].Sub(h[1]).Unit())))
+		start := creaseStart
+		if lca != cr.Proximal {
+			start = creaseTrunkStart
+		}
+		c.start = append(c.start, max(start, flexion(h[0].Sub(h[1]).Unit(), h[2].Sub(h[1]).Unit())))
 	}
 	c.prox = make([][]int32, len(creases))
 	c.dist = make([][]int32, len(creases))
@@ -114,12 +128,23 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 			switch {
 			case descends(sk, d, cr.Joint):
 				c.dist[i] = append(c.dist[i], int32(v))
-			case descends(sk, d, cr.Proximal) && descends(sk, cr.Joint, d):
+			case descends(sk, d, c.lca[i]) && (descends(sk, cr.Proximal, d) || descends(sk, sk.Parent(cr.Joint), d)):
 				c.prox[i] = append(c.prox[i], int32(v))
 			}
 		}
 	}
 	return c, nil
+}
+
+// commonAncestor returns the deepest joint that a and b both descend from
+// (or are), -1 when they are in different trees.
+func commonAncestor(sk *Skeleton, a, b int) int {
+	for j := a; j >= 0; j = sk.Parent(j) {
+		if descends(sk, b, j) {
+			return j
+		}
+	}
+	return -1
 }
 
 // descends reports whether joint j is a or a descendant of it.
@@ -150,10 +175,95 @@ func (c *Creaser) Apply(skin []geom.Rigid, x []geom.Vec3) {
 		in := dp.Add(dd)
 		b := in.Unit()
 		sd, cd := math.Sincos(creaseOpen)
-		flatten(x, c.prox[i], o, b.Scale(sd).Add(m.Scale(cd)), in, s, 1)
-		flatten(x, c.dist[i], o, b.Scale(-sd).Add(m.Scale(cd)), in, s, -1)
+		np, nd := b.Scale(sd).Add(m.Scale(cd)), b.Scale(-sd).Add(m.Scale(cd))
+		if c.lca[i] == cr.Proximal {
+			flatten(x, c.prox[i], o, np, in, s, 1)
+			flatten(x, c.dist[i], o, nd, in, s, -1)
+			continue
+		}
+		c.applyTrunk(x, i, o, dp, dd, b, m, np, nd, s)
 	}
 }
+
+// applyTrunk flattens trunk crease i (see Creaser). The trunk is deeper
+// on the inner side of the bend than the limb (the belly lies further in
+// front of the hip joint than the front of the thigh), so the two faces
+// meet where the trunk's inner surface, the line x·n_t = a with
+// n_t = sin α·b + cos α·m ⊥ d_p (α the half angle between d_p and d_d),
+// crosses the limb's, x·n_d = c with n_d = sin α·b − cos α·m: at
+// (x − o)·m = γ = (a − c)/(2 cos α). a and c are measured in the pose:
+// the furthest inner reach of each segment's skin within half the limb
+// segment's length of o. Only trunk vertices beside the limb (within its extent
+// across the bend plane, fading out over creaseSide) are flattened.
+func (c *Creaser) applyTrunk(x []geom.Vec3, i int, o, dp, dd, b, m, np, nd geom.Vec3, s float64) {
+	h := &c.rest[i]
+	ld := h[2].Dist(h[1]) / 2
+	lp := ld
+	side := dp.Cross(dd).Unit()
+	nt := b.Sub(dp.Scale(b.Dot(dp))).Unit()
+	ndd := b.Sub(dd.Scale(b.Dot(dd))).Unit()
+	a, cc := 0.0, 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range c.dist[i] {
+		d := x[v].Sub(o)
+		if ax := d.Dot(dd); ax <= 0 || ax > ld {
+			continue
+		}
+		cc = max(cc, d.Dot(ndd))
+		l := d.Dot(side)
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	if lo > hi {
+		return
+	}
+	for _, v := range c.prox[i] {
+		d := x[v].Sub(o)
+		if ax := d.Dot(dp); ax <= 0 || ax > lp {
+			continue
+		}
+		if l := d.Dot(side); l < lo || l > hi {
+			continue
+		}
+		a = max(a, d.Dot(nt))
+	}
+	cosA := b.Dot(dp)
+	if cosA < 1e-3 {
+		return
+	}
+	oc := o.Add(m.Scale((a - cc) / (2 * cosA)))
+	for _, v := range c.prox[i] {
+		d := x[v].Sub(o)
+		if d.Dot(b) <= 0 {
+			continue
+		}
+		l := d.Dot(side)
+		w := 1 - smoothstep(max(lo-l, l-hi)/creaseSide)
+		if w == 0 {
+			continue
+		}
+		if t := x[v].Sub(oc).Dot(np); t > 0 {
+			x[v] = x[v].Sub(np.Scale(s * w * t))
+		}
+	}
+	for _, v := range c.dist[i] {
+		d := x[v].Sub(o)
+		if d.Dot(b) <= 0 {
+			continue
+		}
+		if t := x[v].Sub(oc).Dot(nd); t < 0 {
+			x[v] = x[v].Sub(nd.Scale(s * t))
+		}
+	}
+}
+
+// creaseSide (m) is the width over which a trunk crease's flattening fades
+// out beside the limb. creaseTrunkStart (radians) replaces creaseStart for
+// a trunk crease: a thigh flexed less than 75° lies below the belly, and
+// flattening it there only carves the groin.
+const (
+	creaseSide       = 0.02
+	creaseTrunkStart = 75 * math.Pi / 180
+)
 
 // flatten moves the vertices vs of x that lie on the inner side of the
 // bend (in) and past the plane through o with normal m (on its side

@@ -211,3 +211,114 @@ func TestCreaserRestBend(t *testing.T) {
 		}
 	}
 }
+
+// creaseHip is a trunk and a leg: an elliptic cylinder (0.16 m to the
+// side, 0.12 m to the front and back, from y = −0.12 to 0.3 m) weighted
+// to the pelvis below y = 0.1 and to the spine above, and a thigh of
+// radius r from the hip (0.1 m to the side, 0.05 m below the pelvis) to
+// the knee 0.45 m below it, weighted to the hip; the crease is
+// spine/hip/knee, the spine not an ancestor of the hip.
+func creaseHip(t *testing.T, r float64) (*Skeleton, []geom.Vec3, Weights, Crease) {
+	t.Helper()
+	id := geom.QuatIdentity()
+	sk, err := NewSkeleton([]Joint{
+		{Name: "pelvis", Parent: -1, Rest: geom.Rigid{R: id}},
+		{Name: "spine", Parent: 0, Rest: geom.Rigid{R: id, T: geom.Vec3{Y: 0.3}}},
+		{Name: "hip", Parent: 0, Rest: geom.Rigid{R: id, T: geom.Vec3{X: 0.1, Y: -0.05}}},
+		{Name: "knee", Parent: 2, Rest: geom.Rigid{R: id, T: geom.Vec3{Y: -0.45}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verts []geom.Vec3
+	var lists [][]Influence
+	for k := 0; k <= 42; k++ {
+		y := -0.12 + 0.01*float64(k)
+		j := int32(0)
+		if y >= 0.1 {
+			j = 1
+		}
+		for a := range 32 {
+			s, c := math.Sincos(2 * math.Pi * float64(a) / 32)
+			verts = append(verts, geom.Vec3{X: 0.16 * c, Y: y, Z: 0.12 * s})
+			lists = append(lists, []Influence{{Joint: j, W: 1}})
+		}
+	}
+	for k := 0; k <= 45; k++ {
+		for a := range 16 {
+			s, c := math.Sincos(2 * math.Pi * float64(a) / 16)
+			verts = append(verts, geom.Vec3{X: 0.1 + r*c, Y: -0.05 - 0.01*float64(k), Z: r * s})
+			lists = append(lists, []Influence{{Joint: 2, W: 1}})
+		}
+	}
+	return sk, verts, NewWeights(lists), Crease{Proximal: 1, Joint: 2, Distal: 3}
+}
+
+// flexHip returns creaseHip's skinning transforms with the hip flexed by
+// deg degrees (the thigh forward, towards +Z).
+func flexHip(sk *Skeleton, deg float64) []geom.Rigid {
+	p := RestPose(sk)
+	p.Rot[2] = geom.QuatAxisAngle(geom.Vec3{X: -1}, deg*math.Pi/180)
+	return SkinMatrices(sk, p, nil)
+}
+
+// TestCreaserTrunk checks a crease whose proximal segment is the trunk
+// (a hip): once flexed, the thigh and the trunk beside it overlap; after
+// Apply a plane across the bend separates them (the thigh's inner side on
+// one side, the trunk's on the other), the trunk's other half (across
+// the midline from the thigh) is untouched, and below creaseStart
+// (creaseTrunkStart) nothing moves (the trunk's axis leans 16° towards
+// the midline, so the flexion the Creaser measures is 16° at rest and 71°
+// at a hip flexion of 55°).
+func TestCreaserTrunk(t *testing.T) {
+	const r = 0.07
+	sk, rest, w, cr := creaseHip(t, r)
+	c, err := NewCreaser(sk, w, []Crease{cr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gap returns the least m-coordinate of the thigh's inner side minus
+	// the largest of the trunk's beside the thigh (negative: they overlap).
+	gap := func(x []geom.Vec3, skin []geom.Rigid) float64 {
+		o := skin[2].Apply(geom.Vec3{X: 0.1, Y: -0.05})
+		dp := skin[1].Apply(geom.Vec3{Y: 0.3}).Sub(o).Unit()
+		dd := skin[3].Apply(geom.Vec3{X: 0.1, Y: -0.5}).Sub(o).Unit()
+		b, m := dp.Add(dd).Unit(), dd.Sub(dp).Unit()
+		trunk, thigh := math.Inf(-1), math.Inf(1)
+		for v, p := range x {
+			d := p.Sub(o)
+			if d.Dot(b) <= 0 {
+				continue
+			}
+			if w.Joints[w.Offsets[v]] == 2 {
+				thigh = min(thigh, d.Dot(m))
+			} else if math.Abs(p.X-0.1) < 0.9*r {
+				trunk = max(trunk, d.Dot(m))
+			}
+		}
+		return thigh - trunk
+	}
+	for _, deg := range []float64{105, 120} {
+		skin := flexHip(sk, deg)
+		x := LBS(rest, w, skin, nil)
+		y := append([]geom.Vec3(nil), x...)
+		c.Apply(skin, y)
+		if before, after := gap(x, skin), gap(y, skin); before >= 0 || after < 0 {
+			t.Errorf("flexion %g°: gap between thigh and trunk %.1f mm before Apply, %.1f after (want an overlap, then none)", deg, before*1000, after*1000)
+		}
+		for v := range x {
+			if w.Joints[w.Offsets[v]] != 2 && x[v].X < -0.03 && x[v] != y[v] {
+				t.Fatalf("flexion %g°: trunk vertex %d at %v, away from the thigh, moved", deg, v, x[v])
+			}
+		}
+	}
+	for _, deg := range []float64{0, 30, 55} {
+		skin := flexHip(sk, deg)
+		x := LBS(rest, w, skin, nil)
+		y := append([]geom.Vec3(nil), x...)
+		c.Apply(skin, y)
+		if !slices.Equal(x, y) {
+			t.Errorf("flexion %g°: vertices moved below creaseStart", deg)
+		}
+	}
+}

@@ -99,7 +99,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.IntVar(&f.coarse, "coarse", 0, fmt.Sprintf("vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/%d when --verts is at least %d; -1: --verts/%d whenever --verts refines)", build.DefaultCoarseRatio, build.DefaultCoarseMinVerts, build.DefaultCoarseRatio))
 	fl.BoolVar(&f.noCoarse, "no-coarse", false, "settle each sample on the --verts garment alone (no coarse stage)")
 	fl.BoolVar(&f.noSqueeze, "no-squeeze", false, "leave cloth caught in a closing crease of the body (inner elbow, back of the knee, armpit) where the colliders hold it, instead of moving it toward the opening")
-	fl.BoolVar(&f.noCreases, "no-creases", false, "skin the body as it is where a deeply bent elbow or knee passes into itself, instead of flattening the two segments against each other")
+	fl.BoolVar(&f.noCreases, "no-creases", false, "skin the body as it is where a deeply bent elbow or knee, or a thigh raised against the belly, passes into itself, instead of flattening the two segments against each other")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
 	cmd.AddCommand(newBuilddbMergeCmd())
 	return cmd

@@ -53,11 +53,12 @@ type Options struct {
 	// moves it toward the crease's opening; it is recorded beside the
 	// simulator settings, not in them, as StrainLimitRelax is.
 	NoSqueeze bool
-	// NoCreases skins the body as it is where a bent elbow or knee lets
-	// its two segments pass into each other. By default the samples
-	// settle on a body flattened there (sim.Options.Creases at the rig's
-	// elbows and knees, skel.Creaser); it is recorded beside the
-	// simulator settings, as NoSqueeze is.
+	// NoCreases skins the body as it is where a bent elbow or knee, or a
+	// thigh raised against the belly, lets two segments pass into each
+	// other. By default the samples settle on a body flattened there
+	// (sim.Options.Creases at the rig's elbows, knees and hips,
+	// RigCreases, skel.Creaser); it is recorded beside the simulator
+	// settings, as NoSqueeze is.
 	NoCreases bool
 	// Jobs is the number of samples simulated at once; 0 means
 	// runtime.GOMAXPROCS(0).
@@ -550,9 +551,11 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 	return pos, res, nil
 }
 
-// RigCreases returns the creases of rig's elbows and knees: each hinge's
-// joint between the proximal role's joint (shoulder, hip) and the end of
-// its own bone (wrist, ankle).
+// RigCreases returns the creases of rig's elbows, knees and hips: each
+// hinge's joint between the proximal role's joint (shoulder, hip) and the
+// end of its own bone (wrist, ankle), and each hip between the trunk (the
+// end of the spine's bone, the neck) and the end of the thigh (the knee),
+// where a thigh raised past 75° passes into the belly.
 func RigCreases(rig *wrinkle.Rig) []skel.Crease {
 	var out []skel.Crease
 	for _, h := range [...][2]wrinkle.Role{
@@ -561,6 +564,9 @@ func RigCreases(rig *wrinkle.Rig) []skel.Crease {
 	} {
 		p, j := rig.Roles[h[0]], rig.Roles[h[1]]
 		out = append(out, skel.Crease{Proximal: p.Chain[0], Joint: j.Chain[0], Distal: j.End})
+	}
+	for _, h := range [...]wrinkle.Role{wrinkle.LeftHip, wrinkle.RightHip} {
+		out = append(out, skel.Crease{Proximal: rig.Roles[wrinkle.Spine].End, Joint: rig.Roles[h].Chain[0], Distal: rig.Roles[h].End})
 	}
 	return out
 }

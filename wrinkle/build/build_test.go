@@ -202,8 +202,8 @@ func TestResumeShardMerge(t *testing.T) {
 		t.Errorf("header settings record strain relaxation %g and sim's %g, want %g beside plain simulator settings",
 			rec.StrainRelax, rec.Sim.StrainLimitRelax, DefaultStrainRelax)
 	}
-	if len(rec.Creases) != 4 || rec.Sim.Creases != nil {
-		t.Errorf("header settings record creases %q and sim's %v, want the four elbows and knees beside plain simulator settings", rec.Creases, rec.Sim.Creases)
+	if len(rec.Creases) != 6 || rec.Sim.Creases != nil {
+		t.Errorf("header settings record creases %q and sim's %v, want the elbows, knees and hips beside plain simulator settings", rec.Creases, rec.Sim.Creases)
 	}
 	rig, err := wrinkle.Bind(coarseScene(t).Character.Skeleton, nil)
 	if err != nil {
@@ -411,7 +411,8 @@ func TestStartFrom(t *testing.T) {
 
 // TestRigCreases checks the creases found on the procedural mannequin's
 // rig: each elbow and knee between its shoulder or hip and its wrist or
-// ankle, by the rig's roles.
+// ankle, and each hip between the end of the spine and the knee, by the
+// rig's roles.
 func TestRigCreases(t *testing.T) {
 	sc := coarseScene(t)
 	rig, err := wrinkle.Bind(sc.Character.Skeleton, nil)
@@ -424,8 +425,15 @@ func TestRigCreases(t *testing.T) {
 		{wrinkle.LeftShoulder, wrinkle.LeftElbow}, {wrinkle.RightShoulder, wrinkle.RightElbow},
 		{wrinkle.LeftHip, wrinkle.LeftKnee}, {wrinkle.RightHip, wrinkle.RightKnee},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d creases, want %d", len(got), len(want))
+	if len(got) != len(want)+2 {
+		t.Fatalf("%d creases, want %d", len(got), len(want)+2)
+	}
+	for i, h := range []wrinkle.Role{wrinkle.LeftHip, wrinkle.RightHip} {
+		c := got[len(want)+i]
+		if c.Proximal != rig.Roles[wrinkle.Spine].End || c.Joint != rig.Roles[h].Chain[0] || c.Distal != rig.Roles[h].End {
+			t.Errorf("trunk crease %d: %s/%s/%s, want the end of the spine, the %s and the end of its bone", i,
+				sk.Joint(c.Proximal).Name, sk.Joint(c.Joint).Name, sk.Joint(c.Distal).Name, h)
+		}
 	}
 	for i, w := range want {
 		c := got[i]

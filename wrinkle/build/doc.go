@@ -46,9 +46,12 @@
 // hangs from, where a limb folds against itself (inner elbow, back of the
 // knee, armpit). There the skinning itself lets the two segments pass into
 // each other (the MakeHuman calf 58 mm into the thigh at a knee flexion of
-// 150°), so the samples settle on a body flattened at the rig's elbows and
-// knees (RigCreases, skel.Creaser; Options.NoCreases keeps the skinned
-// body), where cloth caught in the crease has an outside to go to, and
+// 150°, the thigh 4 cm into the belly at a hip flexion of 105°), so the
+// samples settle on a body flattened at the rig's elbows, knees and hips
+// (RigCreases, skel.Creaser; Options.NoCreases keeps the skinned body),
+// where cloth caught in the crease has an outside to go to (a waistband
+// target caught under the raised thigh is pushed out of it, sim's
+// attached loops), and
 // cloth caught in a closing crease is moved toward its mouth
 // (sim.Options.SqueezeFolds; Options.NoSqueeze). A limb more than
 // Options.PoseTolerance inside is a pose
