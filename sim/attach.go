@@ -222,30 +222,14 @@ func nearBody(verts []geom.Vec3, tris [][3]int32, pts []geom.Vec3, r float64) (*
 			}
 		}
 	}
-	index := make(map[int32]int32)
-	var sub mesh.Mesh
-	var ids []int32
-	for _, t := range tris {
-		if !near[t[0]] && !near[t[1]] && !near[t[2]] {
-			continue
-		}
-		var st [3]int32
-		for k, v := range t {
-			j, ok := index[v]
-			if !ok {
-				j = int32(len(ids))
-				index[v] = j
-				ids = append(ids, v)
-				sub.Verts = append(sub.Verts, verts[v])
-			}
-			st[k] = j
-		}
-		sub.Tris = append(sub.Tris, st)
-	}
+	whole := &mesh.Mesh{Verts: verts, Tris: tris}
+	sub, ids, _ := mesh.Extract(whole, func(t int) bool {
+		return near[tris[t][0]] || near[tris[t][1]] || near[tris[t][2]]
+	})
 	if len(sub.Tris) == 0 {
 		return nil, nil, nil // nothing near: no push-out
 	}
-	if b, err := collide.NewBody(&sub); err == nil {
+	if b, err := collide.NewBody(sub); err == nil {
 		return b, ids, nil
 	}
 	// A part the body type does not take (e.g. two fans of triangles
@@ -254,7 +238,7 @@ func nearBody(verts []geom.Vec3, tris [][3]int32, pts []geom.Vec3, r float64) (*
 	for v := range ids {
 		ids[v] = int32(v)
 	}
-	b, err := collide.NewBody(&mesh.Mesh{Verts: verts, Tris: tris})
+	b, err := collide.NewBody(whole)
 	return b, ids, err
 }
 
