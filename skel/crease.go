@@ -95,8 +95,11 @@ func NewCreaser(sk *Skeleton, w Weights, creases []Crease) (*Creaser, error) {
 				return nil, fmt.Errorf("skel: crease %d: joint %d out of range [0, %d)", i, j, nj)
 			}
 		}
-		if descends(sk, cr.Proximal, cr.Joint) || sk.Parent(cr.Joint) < 0 {
-			return nil, fmt.Errorf("skel: crease %d: %q is not outside the subtree of %q, or %q is a root", i, sk.Joint(cr.Proximal).Name, sk.Joint(cr.Joint).Name, sk.Joint(cr.Joint).Name)
+		if descends(sk, cr.Proximal, cr.Joint) {
+			return nil, fmt.Errorf("skel: crease %d: %q is %q or below it", i, sk.Joint(cr.Proximal).Name, sk.Joint(cr.Joint).Name)
+		}
+		if sk.Parent(cr.Joint) < 0 {
+			return nil, fmt.Errorf("skel: crease %d: %q is a root", i, sk.Joint(cr.Joint).Name)
 		}
 		lca := commonAncestor(sk, cr.Proximal, cr.Joint)
 		if lca < 0 {
@@ -193,12 +196,12 @@ func (c *Creaser) Apply(skin []geom.Rigid, x []geom.Vec3) {
 // crosses the limb's, x·n_d = c with n_d = sin α·b − cos α·m: at
 // (x − o)·m = γ = (a − c)/(2 cos α). a and c are measured in the pose:
 // the furthest inner reach of each segment's skin within half the limb
-// segment's length of o. Only trunk vertices beside the limb (within its extent
-// across the bend plane, fading out over creaseSide) are flattened.
+// segment's length of o. Only trunk vertices beside the limb (within its
+// extent across the bend plane, fading out over creaseSide) are
+// flattened.
 func (c *Creaser) applyTrunk(x []geom.Vec3, i int, o, dp, dd, b, m, np, nd geom.Vec3, s float64) {
 	h := &c.rest[i]
-	ld := h[2].Dist(h[1]) / 2
-	lp := ld
+	reach := h[2].Dist(h[1]) / 2
 	side := dp.Cross(dd).Unit()
 	nt := b.Sub(dp.Scale(b.Dot(dp))).Unit()
 	ndd := b.Sub(dd.Scale(b.Dot(dd))).Unit()
@@ -206,7 +209,7 @@ func (c *Creaser) applyTrunk(x []geom.Vec3, i int, o, dp, dd, b, m, np, nd geom.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range c.dist[i] {
 		d := x[v].Sub(o)
-		if ax := d.Dot(dd); ax <= 0 || ax > ld {
+		if ax := d.Dot(dd); ax <= 0 || ax > reach {
 			continue
 		}
 		cc = max(cc, d.Dot(ndd))
@@ -218,7 +221,7 @@ func (c *Creaser) applyTrunk(x []geom.Vec3, i int, o, dp, dd, b, m, np, nd geom.
 	}
 	for _, v := range c.prox[i] {
 		d := x[v].Sub(o)
-		if ax := d.Dot(dp); ax <= 0 || ax > lp {
+		if ax := d.Dot(dp); ax <= 0 || ax > reach {
 			continue
 		}
 		if l := d.Dot(side); l < lo || l > hi {
@@ -245,15 +248,9 @@ func (c *Creaser) applyTrunk(x []geom.Vec3, i int, o, dp, dd, b, m, np, nd geom.
 			x[v] = x[v].Sub(np.Scale(s * w * t))
 		}
 	}
-	for _, v := range c.dist[i] {
-		d := x[v].Sub(o)
-		if d.Dot(b) <= 0 {
-			continue
-		}
-		if t := x[v].Sub(oc).Dot(nd); t < 0 {
-			x[v] = x[v].Sub(nd.Scale(s * t))
-		}
-	}
+	// oc − o is along m ⊥ b, so the inner side seen from oc is the
+	// one seen from o.
+	flatten(x, c.dist[i], oc, nd, b, s, -1)
 }
 
 // creaseSide (m) is the width over which a trunk crease's flattening fades
