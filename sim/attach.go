@@ -32,7 +32,7 @@ import (
 type loops struct {
 	pinK  float64    // pin stiffness, N/m (negative: hard pins)
 	thick float64    // body safety distance, m
-	reach float64    // deepest push of a target out of the body, m (see targets)
+	reach float64    // deepest push of a target out of the body, m (see newLoops)
 	lim   float64    // strain limit of the loop's edges
 	tris  [][3]int32 // the collision body's triangles
 
