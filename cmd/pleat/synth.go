@@ -28,6 +28,7 @@ type synthFlags struct {
 	coarseVerts int
 	quadric     bool
 	noPrealign  bool
+	noCalibrate bool
 	smooth      int
 	thickness   float64 // mm
 	serial      bool
@@ -48,7 +49,7 @@ func (f *synthFlags) options() (online.Options, error) {
 	if !(f.minInfl < 0.5) {
 		return o, fmt.Errorf("--min-influence %g: want below 0.5 (negative: the database's influence maps as they are)", f.minInfl)
 	}
-	o.MinInfluence = f.minInfl
+	o.MinInfluence, o.NoCalibrate = f.minInfl, f.noCalibrate
 	o.Coarse.Verts, o.Coarse.Quadric, o.Transfer.Smooth, o.Serial, o.NoPrealign = f.coarseVerts, f.quadric, f.smooth, f.serial, f.noPrealign
 	switch {
 	case f.thickness < 0:
@@ -101,6 +102,7 @@ Ctrl-C or SIGTERM stops after the current frame and writes the frames done.`,
 	fl.IntVar(&f.coarseVerts, "coarse-verts", 0, "vertices of the coarse simulated garment, shared by its pieces (0: 700)")
 	fl.BoolVar(&f.quadric, "coarse-quadric", false, "decimate the coarse garment by quadric error instead of shortest edge first (even edges)")
 	fl.BoolVar(&f.noPrealign, "no-prealign", false, "blend the joints' wrinkle meshes before the transfer instead of aligning each to the coarse simulation first (wang2010 §3.4)")
+	fl.BoolVar(&f.noCalibrate, "no-calibrate", false, "leave the coarse simulation's rest-pose bias against the database's fine rest settle uncorrected")
 	fl.IntVar(&f.smooth, "smooth", 0, "Laplacian smoothing steps of the transferred offsets (0: 10; -1: none)")
 	fl.Float64Var(&f.thickness, "thickness", 0, "safety distance of the result from the body in mm (0: the simulator's, 3 mm; negative: no push-out)")
 	fl.BoolVar(&f.serial, "serial", false, "run synthesis and coarse simulation one after the other (same results)")

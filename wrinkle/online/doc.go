@@ -11,7 +11,12 @@
 //     decimated to about 700 vertices, skin weights kept) one frame with
 //     sim.Simulator: BDF2, body collision with a safety distance, layered
 //     cloth–cloth collision, no self-collision (§3.2);
-//  3. transfers the wrinkles onto the coarse result (wrinkle.Transfer,
+//  3. corrects the coarse result's bias: a coarse garment does not hang
+//     where the fine one does, so each coarse vertex is moved by the
+//     offset, skinned, from where it came to rest when New settled the
+//     coarse garment in the rest pose to where the database's fine rest
+//     settle (DB.Base) has it (off with Options.NoCalibrate);
+//  4. transfers the wrinkles onto the coarse result (wrinkle.Transfer,
 //     Eqs. 5–6 with smoothed up-sampling, §3.4), with the per-joint
 //     pre-alignment of §3.4's last paragraph where regions blend, and
 //     pushes the fine vertices a safety distance out of the skinned body

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -339,5 +341,46 @@ func TestMinInfluence(t *testing.T) {
 		if _, err := online.New(f.db, f.sc.Character, online.Options{MinInfluence: bad}); err == nil {
 			t.Errorf("MinInfluence %v accepted", bad)
 		}
+	}
+}
+
+// TestCalibration checks that the coarse simulation is moved onto the
+// database's fine rest settle: a first Step in the rest pose, settled as
+// the calibration settles (no transition), gives the fine rest settle's
+// positions at the coarse vertices, while without the calibration the
+// coarse garment comes to rest elsewhere (its bias).
+func TestCalibration(t *testing.T) {
+	f := getFixture(t)
+	rest := skel.RestPose(f.sc.Character.Skeleton)
+	gap := func(noCal bool) (mean, worst float64) {
+		opt := online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}, NoCalibrate: noCal}
+		opt.Settle.Transition = 1e-9
+		p, err := online.New(f.db, f.sc.Character, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		x := make([]geom.Vec3, p.NumVerts())
+		if _, err := p.Step(context.Background(), rest, x); err != nil {
+			t.Fatal(err)
+		}
+		if noted := slices.ContainsFunc(p.Notes(), func(s string) bool { return strings.HasPrefix(s, "calibration:") }); noted == noCal {
+			t.Errorf("NoCalibrate %v: calibration noted %v: %q", noCal, noted, p.Notes())
+		}
+		for i, u := range p.Coarse().Kept {
+			d := p.CoarsePositions()[i].Dist(f.db.Base[u])
+			mean += d
+			worst = math.Max(worst, d)
+		}
+		return mean / float64(len(p.Coarse().Kept)), worst
+	}
+	raw, _ := gap(true)
+	cal, worst := gap(false)
+	t.Logf("coarse rest settle from the fine one: %.2f mm on average; calibrated %.2g mm, at most %.2g mm", 1000*raw, 1000*cal, 1000*worst)
+	if !(raw > 1e-3) {
+		t.Fatalf("the uncalibrated coarse garment is %.2f mm from the fine rest settle: too close to test the calibration", 1000*raw)
+	}
+	if !(worst < 1e-6) {
+		t.Errorf("calibrated coarse garment up to %.3g mm from the fine rest settle (uncalibrated %.2f mm on average): want under 1 µm", 1000*worst, 1000*raw)
 	}
 }

@@ -52,6 +52,10 @@ type Options struct {
 	// OnClamp is told the first time each joint angle is clamped to the
 	// database's sampled range (wrinkle.SynthOptions.OnClamp).
 	OnClamp func(wrinkle.Clamp)
+	// NoCalibrate leaves out the correction of the coarse simulation's
+	// rest-pose bias (see calibration): the coarse positions are the
+	// simulator's as they are.
+	NoCalibrate bool
 	// MinInfluence soft-thresholds the database's influence maps (Eq. 4)
 	// for the synthesis and pre-alignment: each weight is lowered by it
 	// and the rest renormalised (wrinkle.Regions.Pruned), so that a
@@ -111,6 +115,10 @@ type Pipeline struct {
 	simRoot  geom.Vec3
 	ahead    skel.Pose
 	aheadSet bool
+	// cal corrects the coarse simulation's bias (nil: Options.NoCalibrate
+	// or no rest settle in the database); calNotes say what it found.
+	cal      *calibration
+	calNotes []string
 }
 
 type synthResult struct {
@@ -162,6 +170,12 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	}
 	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.Coarse); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
+	}
+	p.names = pieceNames(db, len(p.coarse.Pieces))
+	if !opt.NoCalibrate {
+		if p.cal, err = p.calibrate(); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.startSim(geom.Vec3{}); err != nil {
 		return nil, err
@@ -237,48 +251,67 @@ func (p *Pipeline) simOptions() (sim.Options, error) {
 	return so, nil
 }
 
-// startSim builds the simulator of the coarse pieces and the map from its
-// pieces' vertices to the coarse mesh's.
+// startSim builds the simulator of the coarse pieces, with the rest pose
+// at root, and the map from its pieces' vertices to the coarse mesh's.
 func (p *Pipeline) startSim(root geom.Vec3) error {
-	so, err := p.simOptions()
+	s, cmap, err := p.newSim(root)
 	if err != nil {
 		return err
 	}
-	so.Root = root
-	p.simRoot = root
-	p.cmap = p.cmap[:0]
-	p.names = strings.Split(p.db.Header.Garment.Name, "+")
-	if len(p.names) != len(p.coarse.Pieces) {
-		p.names = make([]string, len(p.coarse.Pieces))
-		for i := range p.names {
-			p.names[i] = fmt.Sprintf("piece%d", i)
-		}
+	p.sim, p.cmap, p.simRoot = s, cmap, root
+	p.notes = append(s.Notes(), p.calNotes...)
+	return nil
+}
+
+// newSim builds a simulator of the coarse pieces with the rest pose at
+// root and returns it with the coarse vertex of each of its pieces'
+// vertices.
+func (p *Pipeline) newSim(root geom.Vec3) (*sim.Simulator, [][]int32, error) {
+	so, err := p.simOptions()
+	if err != nil {
+		return nil, nil, err
 	}
+	so.Root = root
 	garments := make([]*character.Garment, len(p.coarse.Pieces))
 	for i, cp := range p.coarse.Pieces {
 		garments[i] = &character.Garment{Name: p.names[i], Mesh: cp.Mesh, Weights: cp.Weights}
 	}
-	if p.sim, err = sim.New(p.ch, garments, so); err != nil {
-		return fmt.Errorf("online: coarse simulation: %w", err)
+	s, err := sim.New(p.ch, garments, so)
+	if err != nil {
+		return nil, nil, fmt.Errorf("online: coarse simulation: %w", err)
 	}
-	p.notes = p.sim.Notes()
-	for _, sp := range p.sim.Pieces() {
+	var cmap [][]int32
+	for _, sp := range s.Pieces() {
 		if sp.Garment < 0 || sp.Garment >= len(p.coarse.Pieces) || len(sp.Source) != len(sp.Mesh.Verts) {
-			p.sim.Close()
-			return fmt.Errorf("online: coarse simulation piece %q does not map to a coarse piece", sp.Name)
+			s.Close()
+			return nil, nil, fmt.Errorf("online: coarse simulation piece %q does not map to a coarse piece", sp.Name)
 		}
 		first := int32(p.coarse.Pieces[sp.Garment].First)
 		m := make([]int32, len(sp.Source))
-		for i, s := range sp.Source {
-			if s < 0 {
-				p.sim.Close()
-				return fmt.Errorf("online: coarse simulation piece %q refined the coarse garment", sp.Name)
+		for i, src := range sp.Source {
+			if src < 0 {
+				s.Close()
+				return nil, nil, fmt.Errorf("online: coarse simulation piece %q refined the coarse garment", sp.Name)
 			}
-			m[i] = first + s
+			m[i] = first + src
 		}
-		p.cmap = append(p.cmap, m)
+		cmap = append(cmap, m)
 	}
-	return nil
+	return s, cmap, nil
+}
+
+// pieceNames returns the names of the database garment's pieces (its
+// name split at "+"), or piece0, piece1, ... when they do not match the
+// coarse pieces.
+func pieceNames(db *wrinkle.DB, n int) []string {
+	names := strings.Split(db.Header.Garment.Name, "+")
+	if len(names) != n {
+		names = make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("piece%d", i)
+		}
+	}
+	return names
 }
 
 // Close ends the pipeline's goroutines and the simulator's.
@@ -425,6 +458,12 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 			p.coarseX[v] = x[k]
 		}
 	}
+	if p.cal != nil || p.push != nil {
+		p.skin = skel.SkinMatrices(p.ch.Skeleton, pose, p.skin)
+	}
+	if p.cal != nil {
+		p.cal.apply(p.coarse.Weights, p.skin, p.coarseX)
+	}
 	t2 := time.Now()
 	if p.align != nil {
 		if err := p.align.Apply(p.synthX, p.coarseX, dst); err != nil {
@@ -434,7 +473,6 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 		return st, err
 	}
 	if p.push != nil {
-		p.skin = skel.SkinMatrices(p.ch.Skeleton, pose, p.skin)
 		p.bodyX = skel.LBS(p.ch.Body.Verts, p.ch.Weights, p.skin, p.bodyX)
 		if err := p.push.SetBodyPose(p.bodyX, p.skin); err != nil {
 			return st, err
