@@ -49,7 +49,12 @@ func (p *Pipeline) calibrate() (*calibration, error) {
 		p.calNotes = append(p.calNotes, "calibration: the database has no rest settle; the coarse simulation is not corrected")
 		return nil, nil
 	}
-	s, cmap, err := p.newSim(geom.Vec3{})
+	// The builder settled Base with the rest pose at its simulator's Root.
+	rec, err := recordedSim(p.db)
+	if err != nil {
+		return nil, err
+	}
+	s, cmap, err := p.newSim(rec.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +62,9 @@ func (p *Pipeline) calibrate() (*calibration, error) {
 	opt := p.opt.Settle
 	opt.Transition = 1e-9 // the pose does not change
 	var fr sim.Frame
-	res, err := s.SettleTo(context.Background(), skel.RestPose(p.ch.Skeleton), opt, &fr)
+	rest := skel.RestPose(p.ch.Skeleton)
+	rest.Root = rec.Root
+	res, err := s.SettleTo(context.Background(), rest, opt, &fr)
 	if err != nil {
 		return nil, fmt.Errorf("online: calibration: settling the coarse garment in the rest pose: %w", err)
 	}

@@ -231,14 +231,11 @@ func (p *Pipeline) simOptions() (sim.Options, error) {
 	var so sim.Options
 	if p.opt.Sim != nil {
 		so = *p.opt.Sim
-	} else if len(p.db.Header.Settings) > 0 && string(p.db.Header.Settings) != "null" {
-		var rec struct {
-			Sim sim.Options `json:"sim"`
+	} else {
+		var err error
+		if so, err = recordedSim(p.db); err != nil {
+			return so, err
 		}
-		if err := json.Unmarshal(p.db.Header.Settings, &rec); err != nil {
-			return so, fmt.Errorf("online: database HEAD.settings.sim: %w", err)
-		}
-		so = rec.Sim
 	}
 	so.Integrator = cloth.BDF2
 	so.TargetVerts = 0
@@ -249,6 +246,20 @@ func (p *Pipeline) simOptions() (sim.Options, error) {
 	so.Root = geom.Vec3{}
 	so.MaxDt = 0
 	return so, nil
+}
+
+// recordedSim returns the simulator settings db records (the zero value
+// when it records none).
+func recordedSim(db *wrinkle.DB) (sim.Options, error) {
+	var rec struct {
+		Sim sim.Options `json:"sim"`
+	}
+	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
+		if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
+			return rec.Sim, fmt.Errorf("online: database HEAD.settings.sim: %w", err)
+		}
+	}
+	return rec.Sim, nil
 }
 
 // startSim builds the simulator of the coarse pieces, with the rest pose
