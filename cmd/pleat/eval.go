@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,6 +96,9 @@ type evalRun struct {
 	nf    int
 	// angles are the clip's anatomical angles per sampled DoF.
 	angles []angleRange
+	// notes are the pipeline's (what the coarse simulation adjusted, its
+	// calibration).
+	notes []string
 	// regErr[m][r] sums method m's per-vertex error (m) over the frames
 	// and the vertices of region r (a role, or wrinkle.RootRegion);
 	// regN[r] counts those vertex-frames.
@@ -282,7 +286,7 @@ func runEval(ctx context.Context, cmd *cobra.Command, sf *sceneFlags, f *synthFl
 		return err
 	}
 	printEval(w, ev)
-	ev.angles = angles
+	ev.angles, ev.notes = angles, p.Notes()
 	garments := groupedFine(p)
 	files, err := writeEvalGLTF(s, p, garments, refFrames, keep, outDir)
 	if err != nil {
@@ -632,5 +636,8 @@ func writeEvalReport(path string, ev *evalRun, s *scene.Scene, garments *mesh.Me
 	vf := float64(len(ev.stats) * ev.nf)
 	rep.Paragraph(fmt.Sprintf("Penetration of the result: %d vertex-frames inside the body (%.3f%%), %d more than 2 mm (%.3f%%), deepest %.1f mm.",
 		ev.in, 100*float64(ev.in)/vf, ev.deep, 100*float64(ev.deep)/vf, ev.maxIn*1000))
+	if len(ev.notes) > 0 {
+		rep.Paragraph("The coarse simulation: " + strings.Join(ev.notes, "; ") + ".")
+	}
 	return rep.WriteFile(path)
 }

@@ -47,7 +47,7 @@ func TestSynthEval(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, text)
 	}
-	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow", "pleat serve reference="} {
+	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow", "pleat serve reference=", "calibration: the coarse garment settled in the rest pose"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, text)
 		}
@@ -107,7 +107,7 @@ func checkEvalOutputs(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Renders", "mean curvature (red convex", "synthesized", "coarse", "Against the reference", "Time per frame, ms"} {
+	for _, want := range []string{"Renders", "mean curvature (red convex", "synthesized", "coarse", "Against the reference", "Time per frame, ms", "The coarse simulation: ", "calibration: the coarse garment"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
