@@ -53,8 +53,9 @@ type Options struct {
 	// database's sampled range (wrinkle.SynthOptions.OnClamp).
 	OnClamp func(wrinkle.Clamp)
 	// NoCalibrate leaves out the correction of the coarse simulation's
-	// rest-pose bias (see calibration): the coarse positions are the
-	// simulator's as they are.
+	// bias (step 3 of the package doc): the coarse positions are the
+	// simulator's as they are, and New settles no coarse garment in the
+	// rest pose.
 	NoCalibrate bool
 	// MinInfluence soft-thresholds the database's influence maps (Eq. 4)
 	// for the synthesis and pre-alignment: each weight is lowered by it
