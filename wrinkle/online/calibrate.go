@@ -18,12 +18,12 @@ import (
 // the legs than the database's fine rest settle (wrinkle.DB.Base), and
 // their shirts 1 to 3 mm higher. The coarse simulation keeps that offset
 // through a clip: on the CMU kick, male_casualsuit04's coarse trousers are
-// 11 to 14 mm below the reference at the knees on average over the clip. It is not
-// stretch: a tighter strain limit leaves it as it is, and a coarse rest
-// shape raised by it only sinks further. A likely cause is that a coarse
-// triangle spans the curve of the hips and thighs as a chord, through the
-// body, where the fine cloth wraps around it, so that the coarse cloth
-// slides further before friction holds it.
+// 11 to 14 mm below the reference at the knees on average over the clip.
+// It is not stretch: a tighter strain limit leaves it as it is, and a
+// coarse rest shape raised by it only sinks further. A likely cause is
+// that a coarse triangle spans the curve of the hips and thighs as a
+// chord, through the body, where the fine cloth wraps around it, so that
+// the coarse cloth slides further before friction holds it.
 //
 // So New settles a fresh coarse simulator in the rest pose, as the
 // database builder settled the fine garment, and keeps per coarse vertex i
