@@ -28,8 +28,8 @@ type SettleOptions struct {
 	// the skin buzzes: gravity pulls it in and the contacts push it out by
 	// a fraction of a millimetre every substep, which reads as speeds of a
 	// few cm/s that never die out (the MakeHuman suit refined to 25k
-	// vertices, settled into a pose: r.m.s. 2–3 cm/s, a hundredth of its
-	// vertices at 6–30 cm/s, while it moved less than a millimetre).
+	// vertices, settled into a pose: r.m.s. 2â3 cm/s, a hundredth of its
+	// vertices at 6â30 cm/s, while it moved less than a millimetre).
 	KineticEnergy float64
 	// Drift is the rest threshold of the garments' motion over the last
 	// Hold frames: the 99th percentile of the vertices' displacements over
@@ -46,12 +46,29 @@ type SettleOptions struct {
 	// is measured, and that must all meet the KineticEnergy threshold;
 	// 0 means 3.
 	Hold int
+	// Stall is the time, s, after which a settle gives up when the
+	// garments hold their shape but do not come to rest: every frame of the
+	// last Stall seconds met the Drift threshold, and their lowest kinetic
+	// energy per kilogram is above 0.8 of the lowest over the
+	// Stall seconds before. Cloth stretched over the body to its strain
+	// limit buzzes in place there (the contacts push a band of vertices out,
+	// the strain limiting pulls it back in, every substep: on the
+	// procedural suit’s hip raised 105°, a kinetic energy of
+	// 5·10⁻⁴–10⁻² J/kg and vertices at 0.4–2 m/s for three seconds while
+	// the 99th percentile of the moves fell under 2 cm/s), and the frames to
+	// MaxTime only repeat it. The velocity damping takes three quarters of
+	// any free motion’s energy a frame, so energy that does not fall over
+	// half a second is driven. 0 means 0.5 s; negative never gives up.
+	Stall float64
 }
 
 // SettleResult says how a settle ended.
 type SettleResult struct {
 	// Converged is true when the garments came to rest before MaxTime.
 	Converged bool
+	// Stalled is true when the settle gave up before MaxTime with the
+	// garments held in shape but not at rest (SettleOptions.Stall).
+	Stalled bool
 	// Time is the simulated time, s, and Frames the frames stepped.
 	Time   float64
 	Frames int
@@ -84,6 +101,9 @@ func (o *SettleOptions) defaults() error {
 	if o.Damping == 0 {
 		o.Damping = 0.5
 	}
+	if o.Stall == 0 {
+		o.Stall = 0.5
+	}
 	switch {
 	case !(o.Transition >= 0 && o.Transition <= 60):
 		return fmt.Errorf("sim: settle transition %g s out of range [0, 60]", o.Transition)
@@ -97,6 +117,8 @@ func (o *SettleOptions) defaults() error {
 		return fmt.Errorf("sim: settle damping %g must be below 1", o.Damping)
 	case o.Hold < 0 || o.Hold > 1000:
 		return fmt.Errorf("sim: settle hold %d frames out of range [1, 1000]", o.Hold)
+	case math.IsNaN(o.Stall) || o.Stall > 600:
+		return fmt.Errorf("sim: settle stall window %g s out of range: at most 600 (negative: never)", o.Stall)
 	}
 	return nil
 }
@@ -104,11 +126,12 @@ func (o *SettleOptions) defaults() error {
 // SettleTo moves the body from its current pose (the rest pose after New)
 // into pose over opt.Transition and holds it until the garments are at
 // rest (their kinetic energy per kilogram below its threshold for
-// opt.Hold frames, over which they drift less than opt.Drift) or
-// opt.MaxTime has passed, and
-// fills out (may be nil) with the final positions and statistics. A settle
-// that does not converge is not an error: the result says so. When ctx
-// ends, SettleTo returns its error after the current frame.
+// opt.Hold frames, over which they drift less than opt.Drift), they hold
+// their shape without coming to rest (opt.Stall), or opt.MaxTime has
+// passed, and fills out (may be nil) with the final positions and
+// statistics. A settle that does not converge is not an error: the result
+// says so. When ctx ends, SettleTo returns its error after the current
+// frame.
 func (s *Simulator) SettleTo(ctx context.Context, pose skel.Pose, opt SettleOptions, out *Frame) (SettleResult, error) {
 	var res SettleResult
 	if err := opt.defaults(); err != nil {
@@ -127,6 +150,7 @@ func (s *Simulator) SettleTo(ctx context.Context, pose skel.Pose, opt SettleOpti
 	st := &res.Stats
 	calm := 0
 	win := newDriftWindow(s.cloths, opt.Hold)
+	stall := newStallWatch(opt.Stall, s.dt, limit-move+1)
 	for k := 1; k <= limit; k++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -158,12 +182,15 @@ func (s *Simulator) SettleTo(ctx context.Context, pose skel.Pose, opt SettleOpti
 		if full {
 			res.Drift = drift / (float64(opt.Hold) * s.dt)
 		}
+		still := full && res.Drift <= opt.Drift
 		if res.KineticEnergy > opt.KineticEnergy {
 			calm = 0
-			continue
-		}
-		if calm++; calm >= opt.Hold && full && res.Drift <= opt.Drift {
+		} else if calm++; calm >= opt.Hold && still {
 			res.Converged = true
+			break
+		}
+		if stall.add(res.KineticEnergy, still) {
+			res.Stalled = true
 			break
 		}
 	}
@@ -174,6 +201,46 @@ func (s *Simulator) SettleTo(ctx context.Context, pose skel.Pose, opt SettleOpti
 	st.Wall = time.Since(start)
 	err := s.measure(s.skin, st, out)
 	return res, err
+}
+
+// stallRatio is the factor by which the garments' lowest kinetic energy
+// must fall from one stall window to the next for a settle to go on
+// (SettleOptions.Stall).
+const stallRatio = 0.8
+
+// stallWatch tells when a settle's garments hold their shape without
+// coming to rest (SettleOptions.Stall).
+type stallWatch struct {
+	w     int       // frames per window; 0 never gives up
+	ke    []float64 // kinetic energy per kilogram of the frames after the transition, J/kg
+	still int       // consecutive frames that met the drift threshold
+}
+
+func newStallWatch(stall, dt float64, frames int) stallWatch {
+	if stall < 0 {
+		return stallWatch{}
+	}
+	w := max(1, int(math.Ceil(stall/dt-1e-9)))
+	return stallWatch{w: w, ke: make([]float64, 0, frames)}
+}
+
+// add records a frame's kinetic energy per kilogram and whether it met the
+// drift threshold, and reports whether the settle has stalled.
+func (sw *stallWatch) add(ke float64, still bool) bool {
+	if sw.w == 0 {
+		return false
+	}
+	sw.ke = append(sw.ke, ke)
+	if still {
+		sw.still++
+	} else {
+		sw.still = 0
+	}
+	n := len(sw.ke)
+	if sw.still < sw.w || n < 2*sw.w {
+		return false
+	}
+	return slices.Min(sw.ke[n-sw.w:]) > stallRatio*slices.Min(sw.ke[n-2*sw.w:n-sw.w])
 }
 
 // damp scales the garments' velocities by f.
@@ -231,7 +298,7 @@ func newDriftWindow(cloths []*cloth.Cloth, hold int) *driftWindow {
 }
 
 // add records the cloths' positions and returns the 99th percentile of
-// the vertices' displacements (m) since len(snaps)−1 frames ago, and
+// the vertices' displacements (m) since len(snaps)â1 frames ago, and
 // whether that many frames have been recorded.
 func (w *driftWindow) add(cloths []*cloth.Cloth) (float64, bool) {
 	cur := w.snaps[w.next]
@@ -290,7 +357,7 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 // over the whole garment cost about a fifth of a wrinkle sample's fine
 // stage. Nor is x pushed out of the inner pieces: in a posed body their
 // open surfaces fold, and the side a vertex is on is not known (pushed
-// out of the trousers of a hip flexed 75°, a third of the MakeHuman
+// out of the trousers of a hip flexed 75Â°, a third of the MakeHuman
 // shirt ended up inside the body); x is taken to keep the layers apart as
 // it came.
 //

@@ -25,6 +25,7 @@ type builddbFlags struct {
 	spec, shard, out, journal string
 	jobs                      int
 	transition, maxTime       float64
+	stall                     float64
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
 	skipUnsettled, noCoarse   bool
@@ -92,6 +93,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.StringVar(&f.journal, "journal", "", "journal of finished samples (default: --out with extension .pdj)")
 	fl.Float64Var(&f.transition, "transition", 0.5, "seconds over which the body moves from the rest pose into each sample's pose")
 	fl.Float64Var(&f.maxTime, "settle-time", 4, "longest simulated seconds per sample, transition included (a sample not at rest by then is kept and reported)")
+	fl.Float64Var(&f.stall, "settle-stall", 0.5, "seconds a sample's garment may hold its shape without coming to rest (buzzing) before its settle gives up, kept and reported (0: 0.5; negative: never)")
 	fl.Float64Var(&f.poseTol, "pose-tolerance", build.DefaultPoseTolerance*1000, "mm a moving limb may reach into the rest of the body (negative: no pose check)")
 	fl.BoolVar(&f.keepInvalid, "keep-invalid", false, "simulate samples whose limb passes through the body instead of stopping")
 	fl.BoolVar(&f.skipInvalid, "skip-invalid", false, "record samples whose limb passes through the body as missing (not simulated) instead of stopping")
@@ -127,11 +129,14 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 	if !(f.maxTime > 0 && f.maxTime <= 60) {
 		return opt, fmt.Errorf("--settle-time %g s: want more than 0, at most 60", f.maxTime)
 	}
+	if math.IsNaN(f.stall) || f.stall > 60 {
+		return opt, fmt.Errorf("--settle-stall %g s: want at most 60 (negative: never)", f.stall)
+	}
 	if math.IsNaN(f.poseTol) || f.poseTol > 200 {
 		return opt, fmt.Errorf("--pose-tolerance %g mm: want at most 200 (negative: off)", f.poseTol)
 	}
 	opt.Jobs = f.jobs
-	opt.Settle = sim.SettleOptions{Transition: f.transition, MaxTime: f.maxTime}
+	opt.Settle = sim.SettleOptions{Transition: f.transition, MaxTime: f.maxTime, Stall: f.stall}
 	if f.transition == 0 {
 		opt.Settle.Transition = 1e-9 // SettleTo reads 0 as its default
 	}
@@ -255,7 +260,10 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 		return fmt.Sprintf("%s: skipped, recorded as missing, ETA %s", r.Pose.String(), eta.Round(time.Second))
 	}
 	conv := "at rest"
-	if !st.Converged {
+	switch {
+	case r.Stalled:
+		conv = "held in shape but NOT at rest (stalled)"
+	case !st.Converged:
 		conv = "NOT at rest"
 	}
 	frames, cpu := fmt.Sprint(st.Steps), ""
@@ -287,6 +295,9 @@ func printBuildSummary(w io.Writer, sum build.Summary) {
 		sum.WorstStrain*100, sum.WorstStrainSample, sum.WorstPenetration*1000, sum.WorstPenetrationSample)
 	if len(sum.NotConverged) > 0 {
 		fmt.Fprintf(w, "not at rest within --settle-time (kept): %d samples %v\n", len(sum.NotConverged), sum.NotConverged)
+		if len(sum.Stalled) > 0 {
+			fmt.Fprintf(w, "  of which held in shape but buzzing, given up early (stalled): %d samples %v\n", len(sum.Stalled), sum.Stalled)
+		}
 	}
 	if len(sum.Invalid) > 0 {
 		fmt.Fprintf(w, "the limb passes through the body: %d samples %v\n", len(sum.Invalid), sum.Invalid)

@@ -166,6 +166,10 @@ type SampleResult struct {
 	// Missing is the reason the sample was recorded as missing (skipped
 	// as invalid or unsettled); empty when its positions were stored.
 	Missing string
+	// Stalled is true when the settle gave up with the garment held in
+	// shape but not at rest (sim.SettleResult.Stalled); such a sample is
+	// not converged. It is not stored in the journal or the database.
+	Stalled bool
 }
 
 // Summary describes a finished (or interrupted) run.
@@ -178,8 +182,10 @@ type Summary struct {
 	// NotConverged and Invalid list the indices of this run's samples that
 	// did not come to rest, and whose pose is invalid (simulated with
 	// KeepInvalid, or skipped with SkipInvalid); Missing those recorded as
-	// missing.
-	NotConverged, Invalid, Missing []int
+	// missing. Stalled lists those of NotConverged whose settle gave up
+	// before the time limit with the garment held in shape
+	// (SampleResult.Stalled).
+	NotConverged, Stalled, Invalid, Missing []int
 	// Worst are this run's largest figures over its samples.
 	WorstStrain, WorstPenetration             float64
 	WorstStrainSample, WorstPenetrationSample int
@@ -396,6 +402,7 @@ func settleRest(ctx context.Context, prep *sim.Prepared, sk *skel.Skeleton, o Op
 	}
 	res.Stats = wrinkle.SampleStats{Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
 		MaxStrain: sr.Stats.MaxStretch, MaxPenetration: sr.Stats.MaxDepth, Penetrating: sr.Stats.Deep}
+	res.Stalled = sr.Stalled
 	return fr.X, res, nil
 }
 
@@ -548,6 +555,7 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 		Converged: sr.Converged, Steps: sr.Frames, Residual: sr.KineticEnergy,
 		MaxStrain: st.MaxStretch, MaxPenetration: st.MaxDepth, Penetrating: st.Deep,
 	}
+	res.Stalled = sr.Stalled
 	return pos, res, nil
 }
 

@@ -112,6 +112,7 @@ func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) 
 	}
 	sort.Slice(sum.Samples, func(a, c int) bool { return sum.Samples[a].Sample.Index < sum.Samples[c].Sample.Index })
 	sort.Ints(sum.NotConverged)
+	sort.Ints(sum.Stalled)
 	sort.Ints(sum.Invalid)
 	sort.Ints(sum.Missing)
 	sum.Wall = time.Since(start)
@@ -159,6 +160,9 @@ func (s *Summary) add(r SampleResult) {
 	s.Samples = append(s.Samples, r)
 	if !r.Stats.Converged {
 		s.NotConverged = append(s.NotConverged, k)
+	}
+	if r.Stalled {
+		s.Stalled = append(s.Stalled, k)
 	}
 	if !r.Pose.Valid {
 		s.Invalid = append(s.Invalid, k)
