@@ -23,7 +23,9 @@
 // The engine is a Simulator, built once (New) and stepped: Step advances
 // one frame to a pose as poses arrive (a clip, a game loop, a live mocap
 // stream), SettleTo moves into a pose and holds it until the garments are
-// at rest (a wrinkle-database sample). Run is a loop over it: a settle
+// at rest (a wrinkle-database sample), or hold their shape without coming
+// to rest (cloth stretched to its strain limit buzzes in place), or a time
+// limit has passed. Run is a loop over it: a settle
 // from the rest pose into the clip's first pose, then one Step per frame;
 // Stream is the same loop handing each frame on as it is made.
 //

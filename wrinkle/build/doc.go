@@ -62,6 +62,11 @@
 // grid neighbours (wrinkle.DB.FillIn). RenderSample draws a sample with a
 // curvature heat map.
 //
+// A sample that does not come to rest is kept, reported and counted as not
+// converged: one that reaches the time limit (Settle.MaxTime), and one
+// whose garment holds its shape while it buzzes, given up before
+// (Settle.Stall; SampleResult.Stalled, Summary.Stalled).
+//
 // Units: metres, seconds, radians (reports print degrees and
 // millimetres). Statistics per sample (wrinkle.SampleStats): Converged
 // and Steps (frames) from the settle, Residual the final kinetic energy
