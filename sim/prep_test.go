@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pleat-dev/pleat/character"
+	"github.com/pleat-dev/pleat/cloth"
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
 	"github.com/pleat-dev/pleat/scene"
@@ -171,5 +172,32 @@ func TestPrepareOrients(t *testing.T) {
 	}
 	if !slices.ContainsFunc(p.notes, func(n string) bool { return strings.Contains(n, "3 triangles turned") }) {
 		t.Errorf("no note of the 3 turned triangles: %q", p.notes)
+	}
+}
+
+// TestPreparedStrainLimit checks the strain limit Prepared reports for the
+// defaults of both cloth models and for an explicit or no limit.
+func TestPreparedStrainLimit(t *testing.T) {
+	s, err := scene.Load(scene.Spec{End: 2, Resolution: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		want float64
+	}{
+		{"mass-spring default", Options{}, 0.1},
+		{"weft/warp default", Options{Model: cloth.WeftWarp, ModelSet: true}, weftWarpStrainLimit},
+		{"explicit", Options{StrainLimit: 0.05}, 0.05},
+		{"none", Options{StrainLimit: -1}, 0},
+	} {
+		p, err := Prepare(s.Character, s.Garments, tc.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := p.StrainLimit(); got != tc.want {
+			t.Errorf("%s: strain limit %g, want %g", tc.name, got, tc.want)
+		}
 	}
 }

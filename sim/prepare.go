@@ -290,3 +290,8 @@ func pinsOf(p *Piece, pins []int32) []int32 {
 // Pieces returns the prepared pieces in their own vertex order, as the
 // simulators built from p give them (Simulator.Pieces). Shared: read only.
 func (p *Prepared) Pieces() []*Piece { return p.public }
+
+// StrainLimit returns the edge strain (l/L − 1) the simulators built from
+// p hold their cloth to: Options.StrainLimit with its default resolved
+// (0.1 for the mass-spring model, 0.25 for weft/warp), 0 when off.
+func (p *Prepared) StrainLimit() float64 { return max(p.res.strainLimit, 0) }

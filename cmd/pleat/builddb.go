@@ -299,6 +299,10 @@ func printBuildSummary(w io.Writer, sum build.Summary) {
 			fmt.Fprintf(w, "  of which held in shape but buzzing, given up early (stalled): %d samples %v\n", len(sum.Stalled), sum.Stalled)
 		}
 	}
+	if len(sum.Overstretched) > 0 {
+		fmt.Fprintf(w, "edges stretched past %.0f%% (%.1f times the strain limit), the garment too tight for the pose (kept): %d samples %v\n",
+			100*build.OverstretchFactor*sum.StrainLimit, build.OverstretchFactor, len(sum.Overstretched), sum.Overstretched)
+	}
 	if len(sum.Invalid) > 0 {
 		fmt.Fprintf(w, "the limb passes through the body: %d samples %v\n", len(sum.Invalid), sum.Invalid)
 	}

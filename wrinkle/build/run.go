@@ -30,7 +30,7 @@ import (
 // the summary holds what was done.
 func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) {
 	start := time.Now()
-	var sum Summary
+	sum := Summary{StrainLimit: b.prep.StrainLimit()}
 	if j.Build() != b.build {
 		return sum, errors.New("build: the journal is for another build")
 	}
@@ -113,6 +113,7 @@ func (b *Builder) Run(ctx context.Context, j *wrinkle.Journal) (Summary, error) 
 	sort.Slice(sum.Samples, func(a, c int) bool { return sum.Samples[a].Sample.Index < sum.Samples[c].Sample.Index })
 	sort.Ints(sum.NotConverged)
 	sort.Ints(sum.Stalled)
+	sort.Ints(sum.Overstretched)
 	sort.Ints(sum.Invalid)
 	sort.Ints(sum.Missing)
 	sum.Wall = time.Since(start)
@@ -163,6 +164,9 @@ func (s *Summary) add(r SampleResult) {
 	}
 	if r.Stalled {
 		s.Stalled = append(s.Stalled, k)
+	}
+	if s.StrainLimit > 0 && r.Stats.MaxStrain > OverstretchFactor*s.StrainLimit {
+		s.Overstretched = append(s.Overstretched, k)
 	}
 	if !r.Pose.Valid {
 		s.Invalid = append(s.Invalid, k)
