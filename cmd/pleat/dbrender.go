@@ -144,6 +144,13 @@ func runDBRender(cmd *cobra.Command, file, character, rigPath, out string, sampl
 			note += fmt.Sprintf("; %d garment vertices more than 2 mm inside the body (green)", r.Deep.Verts)
 			if r.Deep.Verts > 0 {
 				note += fmt.Sprintf(", the deepest %.1f mm under %s's skin", r.Deep.MaxDepth*1000, r.Deep.Joint)
+				if len(r.Deep.Own) > 0 {
+					parts := make([]string, len(r.Deep.Own))
+					for k, c := range r.Deep.Own {
+						parts[k] = fmt.Sprintf("%d of %s", c.Verts, c.Joint)
+					}
+					note += "; by the garment's own skinning: " + strings.Join(parts, ", ")
+				}
 			}
 		}
 		fmt.Fprintf(w, "%s: sample %d, curvature ±%.0f 1/m at full colour, strain %.1f%%, depth %.1f mm%s\n",

@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/pleat-dev/pleat/character"
 	"github.com/pleat-dev/pleat/collide"
@@ -55,6 +57,17 @@ type DeepReport struct {
 	Verts    int
 	MaxDepth float64
 	Joint    string
+	// Own counts the deep vertices by the joint of largest weight in the
+	// garment's own skinning, most first (then by name): cloth of another
+	// segment than the one whose skin it is under (a trouser leg's inseam
+	// under the other thigh) was caught there, not merely pressed in.
+	Own []JointCount
+}
+
+// JointCount is a number of vertices skinned mostly to a joint.
+type JointCount struct {
+	Joint string
+	Verts int
 }
 
 // deepGreen is the colour of the garment's deep vertices in a render.
@@ -63,8 +76,9 @@ var deepGreen = color.NRGBA{G: 200, A: 255}
 // markDeep colours the vertices of garment more than
 // collide.DeepPenetration inside body (posed, its triangles and skin
 // weights those of ch's body) deepGreen in heat and reports them.
-func markDeep(ch *character.Character, body, garment []geom.Vec3, heat []color.NRGBA) (DeepReport, error) {
+func markDeep(ch *character.Character, body, garment []geom.Vec3, own skel.Weights, heat []color.NRGBA) (DeepReport, error) {
 	var rep DeepReport
+	counts := map[string]int{}
 	b, err := collide.NewBody(&mesh.Mesh{Verts: body, Tris: ch.Body.Tris})
 	if err != nil {
 		return rep, fmt.Errorf("build: render: %w", err)
@@ -76,6 +90,13 @@ func markDeep(ch *character.Character, body, garment []geom.Vec3, heat []color.N
 		}
 		heat[v] = deepGreen
 		rep.Verts++
+		if len(own.Offsets) == len(garment)+1 {
+			name := "(no joint)"
+			if j := own.Dominant(v); j >= 0 {
+				name = ch.Skeleton.Joint(j).Name
+			}
+			counts[name]++
+		}
 		if -c.Dist > rep.MaxDepth {
 			rep.MaxDepth = -c.Dist
 			k := 0
@@ -90,6 +111,15 @@ func markDeep(ch *character.Character, body, garment []geom.Vec3, heat []color.N
 			}
 		}
 	}
+	for name, n := range counts {
+		rep.Own = append(rep.Own, JointCount{name, n})
+	}
+	slices.SortFunc(rep.Own, func(a, b JointCount) int {
+		if a.Verts != b.Verts {
+			return b.Verts - a.Verts
+		}
+		return strings.Compare(a.Joint, b.Joint)
+	})
 	return rep, nil
 }
 
@@ -156,7 +186,7 @@ func RenderSample(db *wrinkle.DB, rig *wrinkle.Rig, ch *character.Character, i i
 		heat[v] = render.HeatColor(h[v], out.Scale)
 	}
 	if opt.Deep {
-		if out.Deep, err = markDeep(ch, body, pos, heat); err != nil {
+		if out.Deep, err = markDeep(ch, body, pos, db.Weights, heat); err != nil {
 			return out, err
 		}
 	}

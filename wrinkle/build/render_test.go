@@ -7,6 +7,7 @@ import (
 
 	"github.com/pleat-dev/pleat/geom"
 	"github.com/pleat-dev/pleat/mesh"
+	"github.com/pleat-dev/pleat/skel"
 )
 
 // TestMarkDeep moves garment points off one vertex of the mannequin's
@@ -40,7 +41,14 @@ func TestMarkDeep(t *testing.T) {
 		garment[k] = body[v].AddScaled(o.d, nrm[v])
 		heat[k] = color.NRGBA{R: 1, A: 255}
 	}
-	rep, err := markDeep(ch, body, garment, heat)
+	// The garment points' own skinning: all on joint 0, the root.
+	own := skel.Weights{Offsets: make([]int32, len(garment)+1)}
+	for k := range garment {
+		own.Joints = append(own.Joints, 0)
+		own.W = append(own.W, 1)
+		own.Offsets[k+1] = int32(k + 1)
+	}
+	rep, err := markDeep(ch, body, garment, own, heat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +60,12 @@ func TestMarkDeep(t *testing.T) {
 	if rep.Verts != 2 || math.Abs(rep.MaxDepth-0.010) > 0.002 || rep.Joint != want {
 		t.Errorf("report %+v, want 2 vertices, the deepest about 10 mm under %s", rep, want)
 	}
-	none, err := markDeep(ch, body, garment[2:], heat[2:])
-	if err != nil || none != (DeepReport{}) {
+	root := ch.Skeleton.Joint(0).Name
+	if len(rep.Own) != 1 || rep.Own[0] != (JointCount{root, 2}) {
+		t.Errorf("deep vertices by their own joint %+v, want 2 of %s", rep.Own, root)
+	}
+	none, err := markDeep(ch, body, garment[2:], skel.Weights{}, heat[2:])
+	if err != nil || none.Verts != 0 || none.MaxDepth != 0 || none.Joint != "" || none.Own != nil {
 		t.Errorf("points outside or shallow: report %+v, %v; want none", none, err)
 	}
 }
