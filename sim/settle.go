@@ -28,8 +28,8 @@ type SettleOptions struct {
 	// the skin buzzes: gravity pulls it in and the contacts push it out by
 	// a fraction of a millimetre every substep, which reads as speeds of a
 	// few cm/s that never die out (the MakeHuman suit refined to 25k
-	// vertices, settled into a pose: r.m.s. 2â3 cm/s, a hundredth of its
-	// vertices at 6â30 cm/s, while it moved less than a millimetre).
+	// vertices, settled into a pose: r.m.s. 2–3 cm/s, a hundredth of its
+	// vertices at 6–30 cm/s, while it moved less than a millimetre).
 	KineticEnergy float64
 	// Drift is the rest threshold of the garments' motion over the last
 	// Hold frames: the 99th percentile of the vertices' displacements over
@@ -53,11 +53,11 @@ type SettleOptions struct {
 	// Stall seconds before. Cloth stretched over the body to its strain
 	// limit buzzes in place there (the contacts push a band of vertices out,
 	// the strain limiting pulls it back in, every substep: on the
-	// procedural suit’s hip raised 105°, a kinetic energy of
+	// procedural suit's hip raised 105°, a kinetic energy of
 	// 5·10⁻⁴–10⁻² J/kg and vertices at 0.4–2 m/s for three seconds while
 	// the 99th percentile of the moves fell under 2 cm/s), and the frames to
 	// MaxTime only repeat it. The velocity damping takes three quarters of
-	// any free motion’s energy a frame, so energy that does not fall over
+	// any free motion's energy a frame, so energy that does not fall over
 	// half a second is driven. 0 means 0.5 s; negative never gives up.
 	Stall float64
 }
@@ -298,7 +298,7 @@ func newDriftWindow(cloths []*cloth.Cloth, hold int) *driftWindow {
 }
 
 // add records the cloths' positions and returns the 99th percentile of
-// the vertices' displacements (m) since len(snaps)â1 frames ago, and
+// the vertices' displacements (m) since len(snaps)−1 frames ago, and
 // whether that many frames have been recorded.
 func (w *driftWindow) add(cloths []*cloth.Cloth) (float64, bool) {
 	cur := w.snaps[w.next]
@@ -357,7 +357,7 @@ func (s *Simulator) StartFrom(x [][]geom.Vec3) error {
 // over the whole garment cost about a fifth of a wrinkle sample's fine
 // stage. Nor is x pushed out of the inner pieces: in a posed body their
 // open surfaces fold, and the side a vertex is on is not known (pushed
-// out of the trousers of a hip flexed 75Â°, a third of the MakeHuman
+// out of the trousers of a hip flexed 75°, a third of the MakeHuman
 // shirt ended up inside the body); x is taken to keep the layers apart as
 // it came.
 //
