@@ -36,7 +36,12 @@ order (flex, abduct or side, twist; missing ones are 0). A sample the
 build recorded as missing is drawn filled in from its neighbours, as
 synthesis uses it, and said so. --deep draws the garment without the body,
 its vertices more than 2 mm inside the body in green, and says how many
-there are, how deep the deepest is and which joint's skin it is under.`,
+there are, how deep the deepest is, which joint's skin it is under, and
+which joints the deep vertices are skinned to in the garment itself. The
+depth is measured to the closest point of the body as skinned, and can
+differ from the "depth" printed before it: the simulator's own measure
+while the sample was built, on the body it settled on (with the elbows,
+knees and hips flattened where the build used creases).`,
 		Example: `  pleat db render out/suit.pdb --character $PLEAT_ASSETS/makehuman
   pleat db render out/small.pdb --sample left_elbow=60 --sample right_hip=30,15 --out out/renders`,
 		Args: cobra.ExactArgs(1),

@@ -59,8 +59,9 @@ type DeepReport struct {
 	Joint    string
 	// Own counts the deep vertices by the joint of largest weight in the
 	// garment's own skinning, most first (then by name): cloth of another
-	// segment than the one whose skin it is under (a trouser leg's inseam
-	// under the other thigh) was caught there, not merely pressed in.
+	// segment than the one whose skin it is under (the waistband, skinned
+	// to the trunk, under a raised thigh) was caught there, not merely
+	// pressed in.
 	Own []JointCount
 }
 
