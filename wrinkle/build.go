@@ -40,6 +40,9 @@ type BuildInput struct {
 	// Shard and Shards select the interleaved subset this build makes:
 	// samples k with k mod Shards = Shard. Shards 0 means 1.
 	Shard, Shards int
+	// Coarse, if not nil, is the coarse garment whose settled positions
+	// every stored sample also records (EncodeSampleCoarse).
+	Coarse *CoarseInput
 }
 
 // Build encodes the samples of one database (or shard) as a builder hands
@@ -53,9 +56,14 @@ type Build struct {
 	head    []byte // HEAD payload
 	garm    []byte // GARM payload
 	regn    []byte // REGN payload
+	crse    []byte // CRSE payload (nil: no coarse samples)
 	base    []geom.Vec3
-	subtree [NumRoles][]int   // joints moved by each role: its chain base and descendants
-	stored  [NumRoles][]int32 // vertices a sample of each role stores (storedVerts)
+	// cbase and cweights are the coarse garment's base shape (as
+	// quantised) and skin weights, when Coarse was given.
+	cbase    []geom.Vec3
+	cweights skel.Weights
+	subtree  [NumRoles][]int   // joints moved by each role: its chain base and descendants
+	stored   [NumRoles][]int32 // vertices a sample of each role stores (storedVerts)
 }
 
 // Record is one encoded sample, ready to be written.
@@ -126,6 +134,14 @@ func NewBuild(in BuildInput) (*Build, error) {
 	}
 	b.garm = encodeGarment(in.Garment, in.Weights, in.Rig.Skeleton.NumJoints(), resid)
 	b.regn = encodeRegions(regions)
+	var coarse *CoarseInfo
+	if in.Coarse != nil {
+		if b.crse, b.cbase, err = encodeCoarse(in.Coarse, b.base, q); err != nil {
+			return nil, err
+		}
+		b.cweights = keptWeights(in.Weights, in.Coarse.Kept)
+		coarse = &CoarseInfo{Budget: in.Coarse.Options.Verts, Quadric: in.Coarse.Options.Quadric, Verts: len(in.Coarse.Kept), Hash: hexHash(sha256.Sum256(b.crse))}
+	}
 	specJSON, _ := in.Spec.MarshalJSON()
 	b.header = Header{
 		Format: headerFormat,
@@ -141,6 +157,7 @@ func NewBuild(in BuildInput) (*Build, error) {
 		Samples:  in.Spec.NumSamples(),
 		Shard:    in.Shard,
 		Shards:   shards,
+		Coarse:   coarse,
 	}
 	if b.head, err = json.Marshal(b.header); err != nil {
 		return nil, err
@@ -264,7 +281,17 @@ func (b *Build) sampleTransforms(s Sample) ([]int, []geom.Rigid, error) {
 // is not finite (or more than 1 km from the skinned shape: the sample
 // exploded).
 func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, error) {
+	return b.EncodeSampleCoarse(k, pos, nil, st)
+}
+
+// EncodeSampleCoarse is EncodeSample with the coarse garment's settled
+// positions in the sample's pose (in the order of BuildInput.Coarse.Kept),
+// which a build with a coarse garment needs and one without refuses.
+func (b *Build) EncodeSampleCoarse(k int, pos, coarse []geom.Vec3, st SampleStats) (Record, error) {
 	h := &b.header
+	if (coarse != nil) != (b.crse != nil) || (coarse != nil && len(coarse) != len(b.cbase)) {
+		return Record{}, fmt.Errorf("wrinkle: sample %d has %d coarse positions, the build's coarse garment %d vertices", k, len(coarse), len(b.cbase))
+	}
 	if err := b.checkRecord(k, st); err != nil {
 		return Record{}, err
 	}
@@ -285,6 +312,15 @@ func (b *Build) EncodeSample(k int, pos []geom.Vec3, st SampleStats) (Record, er
 	e := encodeRecordHead(s, st, "", js, ts)
 	e.u32(uint32(len(resid)))
 	e.b = append(e.b, resid...)
+	if coarse != nil {
+		pred := coarsePredict(b.cbase, b.cweights, sparseTransforms(h.Rig.Joints, js, ts))
+		cresid, err := residuals(coarse, pred, nil, h.Quantum, fmt.Sprintf("sample %d coarse", k))
+		if err != nil {
+			return Record{}, err
+		}
+		e.u32(uint32(len(cresid)))
+		e.b = append(e.b, cresid...)
+	}
 	return Record{Index: k, data: appendSection(nil, tagSmpl, e.b)}, nil
 }
 
@@ -401,11 +437,11 @@ func (b *Build) WriteDB(w io.Writer, recs []Record) error {
 	if len(byIndex) != len(want) {
 		return fmt.Errorf("wrinkle: %d records given, shard %d/%d has %d samples", len(recs), b.header.Shard, b.header.Shards, len(want))
 	}
-	return writeFile(w, b.head, b.garm, b.regn, ordered)
+	return writeFile(w, b.head, b.garm, b.regn, b.crse, ordered)
 }
 
 // writeFile writes a .pdb: magic, version, sections and the END hash.
-func writeFile(w io.Writer, head, garm, regn []byte, records [][]byte) error {
+func writeFile(w io.Writer, head, garm, regn, crse []byte, records [][]byte) error {
 	h := sha256.New()
 	var e enc
 	e.b = append(e.b, magicDB...)
@@ -413,6 +449,9 @@ func writeFile(w io.Writer, head, garm, regn []byte, records [][]byte) error {
 	e.b = appendSection(e.b, tagHead, head)
 	e.b = appendSection(e.b, tagGarm, garm)
 	e.b = appendSection(e.b, tagRegn, regn)
+	if crse != nil {
+		e.b = appendSection(e.b, tagCrse, crse)
+	}
 	h.Write(e.b)
 	if _, err := w.Write(e.b); err != nil {
 		return err

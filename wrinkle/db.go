@@ -21,8 +21,11 @@ import (
 // Positions are decoded on demand. A DB is immutable and safe for
 // concurrent use.
 type DB struct {
-	Header Header
-	Spec   *Spec
+	// Version is the file's format version (Version or an older one it
+	// reads).
+	Version int
+	Header  Header
+	Spec    *Spec
 	// Rest is the garment's rest shape, Base its settled rest shape (as
 	// quantised), Tris its triangles, Weights its skin weights (joint
 	// indices of the rig the header names).
@@ -31,12 +34,15 @@ type DB struct {
 	Tris    [][3]int32
 	Weights skel.Weights
 	Regions *Regions
+	// Coarse is the coarse garment of the coarse samples (CoarsePositions),
+	// nil when the database has none.
+	Coarse *CoarseData
 	// Samples are the stored samples in index order (a shard's only).
 	Samples []StoredSample
 
-	head, garm, regn []byte
-	records          [][]byte
-	stored           [NumRoles][]int32 // vertices each role's samples store
+	head, garm, regn, crse []byte
+	records                [][]byte
+	stored                 [NumRoles][]int32 // vertices each role's samples store
 }
 
 // StoredSample is one sample's metadata as stored.
@@ -51,6 +57,7 @@ type StoredSample struct {
 	joints  []int
 	ts      []geom.Rigid
 	resid   []byte
+	cresid  []byte // coarse positions (DB.Coarse), nil without
 }
 
 // ReadFile reads a .pdb file (see Read).
@@ -91,14 +98,14 @@ func parseDB(b []byte) (*DB, error) {
 	default:
 		return nil, ferr("magic", "not a pleat wrinkle database (magic %q)", b[:8])
 	}
-	if v := uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24; v != Version {
-		if v < Version {
+	if v := uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24; v < oldestVersion || v > Version {
+		if v < oldestVersion {
 			return nil, ferr("version", "%d is an older format than this build's version %d: rebuild the database with pleat builddb", v, Version)
 		}
 		return nil, ferr("version", "%d, this build reads version %d: the file is from a newer pleat", v, Version)
 	}
 	rest := b[12:]
-	db := &DB{}
+	db := &DB{Version: int(b[8]) | int(b[9])<<8 | int(b[10])<<16 | int(b[11])<<24}
 	for _, s := range []struct {
 		tag [4]byte
 		dst *[]byte
@@ -120,6 +127,19 @@ func parseDB(b []byte) (*DB, error) {
 	}
 	if err := db.parseRegions(); err != nil {
 		return nil, err
+	}
+	if db.Header.Coarse != nil {
+		tag, payload, next, err := readSection(rest, "CRSE")
+		if err != nil {
+			return nil, err
+		}
+		if tag != tagCrse {
+			return nil, ferr("CRSE", "found section %q instead", tag[:])
+		}
+		db.crse, rest = payload, next
+		if err := db.parseCoarse(); err != nil {
+			return nil, err
+		}
 	}
 	want := 0
 	for k := db.Header.Shard; k < db.Header.Samples; k += db.Header.Shards {
@@ -397,6 +417,9 @@ func (db *DB) parseRecord(payload []byte, k int) (StoredSample, error) {
 	}
 	if ss.Missing == "" {
 		ss.resid = d.take(name+".positions", d.count(name+".positions", len(d.b)))
+		if db.Coarse != nil {
+			ss.cresid = d.take(name+".coarse", d.count(name+".coarse", len(d.b)))
+		}
 	}
 	d.done(name)
 	if d.err != nil {

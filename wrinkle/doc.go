@@ -78,7 +78,11 @@
 // and spec; the simulator settings; the quantisation step; the shard),
 // the garment (rest shape, settled base shape, triangles, skin weights),
 // the regions, and per sample its stats, the skinning transforms of its
-// pose and its settled positions. Positions are stored as residuals from
+// pose and its settled positions. A database may also hold coarse
+// samples (CoarseInfo; format version 3): the online pipeline's coarse
+// garment, settled in the rest pose and in every stored sample's pose,
+// with which it corrects its coarse simulation pose by pose
+// (wrinkle/online). Positions are stored as residuals from
 // the base shape skinned into the sample's pose, quantised (DefaultQuantum
 // 0.1 mm: at most 0.05 mm per coordinate) and zstd-compressed. Every
 // section has a CRC-32C and the file ends with its SHA-256. Build encodes

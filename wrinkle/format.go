@@ -32,6 +32,11 @@ import (
 //	      triangles 3T zigzag varints of the difference to the previous
 //	      index; skin weights: n uvarint counts, joints uvarint, weights f32
 //	REGN  zstd of: n region u8, n influence counts u8, roles u8, weights f32
+//	CRSE  only when the header has "coarse" (CoarseInfo): coarse vertices
+//	      m u32; the fine vertex each is, m zigzag varints of the
+//	      difference to the previous one; the coarse garment settled in
+//	      the rest pose as residuals (length u32, bytes) from the fine
+//	      base shape at those vertices
 //	SMPL  one per sample, in index order (see Build.EncodeSample):
 //	      index u32, role u8, angles 3 f64, flags u8 (bit 0 converged,
 //	      bit 1 missing), steps u32, residual f64, max strain f64, max
@@ -39,7 +44,10 @@ import (
 //	      reason (u32 length, UTF-8); the skinning transforms of the
 //	      joints its role moves (count u32; joint u32, rotation w x y z
 //	      and translation x y z f64 each); for a stored sample its
-//	      residuals (length u32, bytes) over the role's stored vertices
+//	      residuals (length u32, bytes) over the role's stored vertices;
+//	      with CRSE, then the coarse garment's settled positions as
+//	      residuals (length u32, bytes) from the coarse base skinned (with
+//	      the fine skin weights of its vertices) into the sample's pose
 //	END   SHA-256 of every byte before this section
 //
 // Residuals: r = round((x − pred)/Quantum) per coordinate, written as three
@@ -56,10 +64,15 @@ import (
 // A journal (.pdj) is "PLEATPDJ", version u32, the HEAD section, then SMPL
 // sections in completion order.
 
-// Version is the .pdb format version this package writes and reads.
-// Version 2 added the missing-sample flag and stores only the vertices a
-// sample's role influences; version 1 files must be rebuilt.
-const Version = 2
+// Version is the .pdb format version this package writes. Version 3 added
+// the coarse samples (CRSE, and a stored sample's coarse positions); it
+// reads version 2 files, which have none. Version 2 added the
+// missing-sample flag and stores only the vertices a sample's role
+// influences; version 1 files must be rebuilt.
+const Version = 3
+
+// oldestVersion is the oldest .pdb format version this package reads.
+const oldestVersion = 2
 
 // DefaultQuantum is the default quantisation step of stored positions in
 // metres: the error per coordinate is at most half of it, 0.05 mm, and at
@@ -93,6 +106,7 @@ var (
 	tagHead = [4]byte{'H', 'E', 'A', 'D'}
 	tagGarm = [4]byte{'G', 'A', 'R', 'M'}
 	tagRegn = [4]byte{'R', 'E', 'G', 'N'}
+	tagCrse = [4]byte{'C', 'R', 'S', 'E'}
 	tagSmpl = [4]byte{'S', 'M', 'P', 'L'}
 	tagEnd  = [4]byte{'E', 'N', 'D', ' '}
 )
@@ -151,6 +165,9 @@ type Header struct {
 	Samples int `json:"samples"`
 	Shard   int `json:"shard"`
 	Shards  int `json:"shards"`
+	// Coarse describes the coarse samples; nil when the database has
+	// none (a version 2 file, or a build without them).
+	Coarse *CoarseInfo `json:"coarse,omitempty"`
 }
 
 // GarmentInfo identifies the garment a database was built for.

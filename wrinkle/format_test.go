@@ -2,12 +2,15 @@ package wrinkle
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +45,8 @@ func buildShard(t testing.TB, in BuildInput) []byte {
 	ks := j.Pending()
 	for i := len(ks) - 1; i >= 0; i-- {
 		s, _ := in.Spec.Sample(ks[i])
-		must(t, j.Add(ks[i], fakeSettle(in.Rig, in.Garment, in.Weights, s), stats(ks[i])))
+		pos := fakeSettle(in.Rig, in.Garment, in.Weights, s)
+		must(t, j.AddCoarse(ks[i], pos, fakeCoarse(in.Coarse, pos), stats(ks[i])))
 	}
 	var buf bytes.Buffer
 	must(t, j.WriteDB(&buf))
@@ -370,8 +374,9 @@ func TestReadMismatch(t *testing.T) {
 	t.Log(db.CheckGarment(f.trousers.Mesh, f.trousers.Weights))
 }
 
-// tinyDB is a small valid database for the fuzzer's seed corpus.
-func tinyDB(t testing.TB) []byte {
+// tinyDB is a small valid database for the fuzzer's seed corpus, with
+// coarse samples of three of its vertices when coarse is set.
+func tinyDB(t testing.TB, coarse bool) []byte {
 	f := getFixture(t)
 	m := &mesh.Mesh{Verts: []geom.Vec3{{X: 0.5, Y: 1.3}, {X: 0.6, Y: 1.3}, {X: 0.55, Y: 1.35}, {X: 0.65, Y: 1.35}},
 		Tris: [][3]int32{{0, 1, 2}, {1, 3, 2}}}
@@ -383,13 +388,17 @@ func tinyDB(t testing.TB) []byte {
 	 {"role": "left_elbow", "flex": {"min": 0, "max": 30, "step": 30}}]}`))
 	must(t, err)
 	in := BuildInput{Rig: f.rig, Spec: spec, Garment: m, Weights: w}
+	if coarse {
+		in.Coarse = &CoarseInput{Kept: []int32{0, 1, 3}, Base: []geom.Vec3{m.Verts[0], m.Verts[1], m.Verts[3]}}
+	}
 	return buildShard(t, in)
 }
 
 func FuzzRead(f *testing.F) {
-	seed := tinyDB(f)
+	seed := tinyDB(f, false)
 	f.Add(seed)
 	f.Add(seed[:len(seed)/2])
+	f.Add(tinyDB(f, true))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		db, err := Read(bytes.NewReader(data))
 		if err != nil {
@@ -406,6 +415,17 @@ func FuzzRead(f *testing.F) {
 			for v, p := range pos {
 				if !p.IsFinite() {
 					t.Fatalf("sample %d vertex %d: %v", i, v, p)
+				}
+			}
+			if db.Coarse == nil {
+				continue
+			}
+			if pos, err = db.CoarsePositions(i, nil); err != nil {
+				continue
+			}
+			for v, p := range pos {
+				if !p.IsFinite() {
+					t.Fatalf("sample %d coarse vertex %d: %v", i, v, p)
 				}
 			}
 		}
@@ -510,5 +530,134 @@ func TestOldVersion(t *testing.T) {
 	must(t, os.WriteFile(path, raw, 0o644))
 	if _, err := OpenJournal(path, b); err == nil || !strings.Contains(err.Error(), "journal version") {
 		t.Errorf("version 1 journal: %v", err)
+	}
+}
+
+// fakeCoarse returns a coarse sample's positions for the fine ones pos:
+// the kept vertices moved by a few millimetres (nil without c).
+func fakeCoarse(c *CoarseInput, pos []geom.Vec3) []geom.Vec3 {
+	if c == nil {
+		return nil
+	}
+	out := make([]geom.Vec3, len(c.Kept))
+	for i, v := range c.Kept {
+		out[i] = pos[v].Add(geom.V(0.002, -0.003*float64(i%3), 0.001))
+	}
+	return out
+}
+
+// withCoarse adds a coarse garment of every third vertex to in.
+func withCoarse(in BuildInput) BuildInput {
+	c := &CoarseInput{Options: CoarseOptions{Verts: 700}}
+	for v := 0; v < len(in.Garment.Verts); v += 3 {
+		c.Kept = append(c.Kept, int32(v))
+		c.Base = append(c.Base, in.Base[v].Add(geom.V(0, -0.004, 0.001)))
+	}
+	in.Coarse = c
+	return in
+}
+
+// TestCoarseSamples: a build with a coarse garment stores it and every
+// stored sample's coarse positions (within half the quantum per
+// coordinate); shards merge into the one-machine file byte for byte; a
+// mismatched coarse garment is named; version 2 files still read, without
+// coarse samples.
+func TestCoarseSamples(t *testing.T) {
+	spec := smallSpec(t)
+	in := withCoarse(shirtInput(t, spec, 0, 1))
+	one := buildShard(t, in)
+	db, err := Read(bytes.NewReader(one))
+	must(t, err)
+	if db.Coarse == nil || db.Header.Coarse == nil || db.Version != Version {
+		t.Fatalf("coarse %v, header %v, version %d: want coarse samples in a version %d file", db.Coarse, db.Header.Coarse, db.Version, Version)
+	}
+	if !slices.Equal(db.Coarse.Kept, in.Coarse.Kept) || db.Coarse.Info.Budget != 700 || db.Coarse.Info.Verts != len(in.Coarse.Kept) {
+		t.Errorf("coarse garment %+v, kept %d vertices: want budget 700 and the input's %d", db.Coarse.Info, len(db.Coarse.Kept), len(in.Coarse.Kept))
+	}
+	tol := db.Header.Quantum/2 + 1e-12
+	near := func(what string, got, want []geom.Vec3) {
+		for i := range want {
+			d := got[i].Sub(want[i])
+			if math.Abs(d.X) > tol || math.Abs(d.Y) > tol || math.Abs(d.Z) > tol {
+				t.Fatalf("%s vertex %d: %v, want %v", what, i, got[i], want[i])
+			}
+		}
+	}
+	near("coarse base", db.Coarse.Base, in.Coarse.Base)
+	var x []geom.Vec3
+	for i, ss := range db.Samples {
+		if x, err = db.CoarsePositions(i, x); err != nil {
+			t.Fatal(err)
+		}
+		near(fmt.Sprintf("sample %d coarse", ss.Index), x, fakeCoarse(in.Coarse, fakeSettle(in.Rig, in.Garment, in.Weights, ss.Sample)))
+	}
+	if _, err := db.CoarsePositions(len(db.Samples), nil); err == nil {
+		t.Error("coarse positions of a sample out of range: no error")
+	}
+
+	const n = 2
+	var rs []*bytes.Reader
+	for i := n - 1; i >= 0; i-- {
+		rs = append(rs, bytes.NewReader(buildShard(t, withCoarse(shirtInput(t, spec, i, n)))))
+	}
+	var out bytes.Buffer
+	must(t, mergeReaders(&out, rs))
+	if !bytes.Equal(out.Bytes(), one) {
+		t.Errorf("merge of shards with coarse samples (%d bytes) differs from the one-machine build (%d bytes)", out.Len(), len(one))
+	}
+	rs = []*bytes.Reader{bytes.NewReader(buildShard(t, withCoarse(shirtInput(t, spec, 0, n)))), bytes.NewReader(buildShard(t, shirtInput(t, spec, 1, n)))}
+	var me *MismatchError
+	if err := mergeReaders(&out, rs); !errors.As(err, &me) || !strings.Contains(me.What, "coarse samples") {
+		t.Errorf("merge of a shard with coarse samples and one without: %v, want a coarse samples mismatch", err)
+	}
+
+	b, err := NewBuild(in)
+	must(t, err)
+	k := b.ShardSamples()[0]
+	s, _ := spec.Sample(k)
+	pos := fakeSettle(in.Rig, in.Garment, in.Weights, s)
+	if _, err := b.EncodeSample(k, pos, stats(k)); err == nil || !strings.Contains(err.Error(), "coarse positions") {
+		t.Errorf("sample without coarse positions in a build with a coarse garment: %v", err)
+	}
+	if _, err := b.EncodeSampleCoarse(k, pos, fakeCoarse(in.Coarse, pos)[1:], stats(k)); err == nil {
+		t.Error("coarse positions of the wrong length: no error")
+	}
+	bad := withCoarse(shirtInput(t, spec, 0, 1))
+	bad.Coarse.Kept[1] = bad.Coarse.Kept[0]
+	if _, err := NewBuild(bad); err == nil || !strings.Contains(err.Error(), "Coarse.Kept[1]") {
+		t.Errorf("repeated kept vertex: %v", err)
+	}
+
+	// The CRSE section is checked against the header's hash.
+	crseAt := 12 + 16 + len(db.head) + 16 + len(db.garm) + 16 + len(db.regn) + 12
+	bad2 := bytes.Clone(one)
+	bad2[crseAt+2] ^= 0x10
+	if _, err := Read(bytes.NewReader(bad2)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "CRSE") {
+		t.Errorf("corrupt CRSE byte: %v", err)
+	}
+
+	// A version 2 file: no CRSE, no coarse positions in the records.
+	plain := shirtInput(t, spec, 0, 1)
+	pb, err := NewBuild(plain)
+	must(t, err)
+	var recs []Record
+	for _, k := range pb.ShardSamples() {
+		s, _ := spec.Sample(k)
+		r, err := pb.EncodeSample(k, fakeSettle(plain.Rig, plain.Garment, plain.Weights, s), stats(k))
+		must(t, err)
+		recs = append(recs, r)
+	}
+	var v2 bytes.Buffer
+	must(t, pb.WriteDB(&v2, recs))
+	body := v2.Bytes()[:v2.Len()-48] // END: tag, length, SHA-256, CRC
+	body[8] = 2
+	sum := sha256.Sum256(body)
+	old, err := Read(bytes.NewReader(appendSection(body, tagEnd, sum[:])))
+	must(t, err)
+	if old.Version != 2 || old.Coarse != nil {
+		t.Errorf("version 2 file: version %d, coarse %v", old.Version, old.Coarse)
+	}
+	if _, err := old.CoarsePositions(0, nil); err == nil {
+		t.Error("coarse positions of a database without coarse samples: no error")
 	}
 }

@@ -139,6 +139,7 @@ func headerDiff(what string, want, got Header) error {
 		{"spec", want.SpecHash, got.SpecHash},
 		{"simulator settings", string(want.Settings), string(got.Settings)},
 		{"quantum", want.Quantum, got.Quantum},
+		{"coarse samples", coarseString(want.Coarse), coarseString(got.Coarse)},
 		{"shard", fmt.Sprintf("%d/%d", want.Shard, want.Shards), fmt.Sprintf("%d/%d", got.Shard, got.Shards)},
 	}
 	for _, f := range fields {
@@ -179,7 +180,13 @@ func (j *Journal) Pending() []int {
 // Add encodes sample k (see Build.EncodeSample) and appends it to the
 // journal. Adding a sample already recorded is an error.
 func (j *Journal) Add(k int, pos []geom.Vec3, st SampleStats) error {
-	rec, err := j.build.EncodeSample(k, pos, st)
+	return j.AddCoarse(k, pos, nil, st)
+}
+
+// AddCoarse is Add with the coarse garment's positions (see
+// Build.EncodeSampleCoarse).
+func (j *Journal) AddCoarse(k int, pos, coarse []geom.Vec3, st SampleStats) error {
+	rec, err := j.build.EncodeSampleCoarse(k, pos, coarse, st)
 	if err != nil {
 		return err
 	}
@@ -273,7 +280,7 @@ func Merge(w io.Writer, shards ...io.Reader) error {
 		if err := headerDiff(fmt.Sprintf("shard input %d", i), a, b); err != nil {
 			return err
 		}
-		if !bytes.Equal(db.garm, dbs[0].garm) || !bytes.Equal(db.regn, dbs[0].regn) {
+		if !bytes.Equal(db.garm, dbs[0].garm) || !bytes.Equal(db.regn, dbs[0].regn) || !bytes.Equal(db.crse, dbs[0].crse) {
 			return &MismatchError{What: fmt.Sprintf("shard input %d garment data", i), Want: "the first shard's", Got: "different bytes"}
 		}
 		byShard[s] = db
@@ -288,5 +295,14 @@ func Merge(w io.Writer, shards ...io.Reader) error {
 	for k := range records {
 		records[k] = byShard[k%n].records[k/n]
 	}
-	return writeFile(w, head, dbs[0].garm, dbs[0].regn, records)
+	return writeFile(w, head, dbs[0].garm, dbs[0].regn, dbs[0].crse, records)
+}
+
+// coarseString says what a header's coarse samples are, for mismatch
+// errors.
+func coarseString(c *CoarseInfo) string {
+	if c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d vertices (budget %d, quadric %v, hash %.12s)", c.Verts, c.Budget, c.Quadric, c.Hash)
 }

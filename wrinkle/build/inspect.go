@@ -65,7 +65,7 @@ func (r *Report) Write(w io.Writer) error {
 	db := r.DB
 	h := db.Header
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s: pleat wrinkle database, format version %d, %s\n", r.Path, wrinkle.Version, mib(r.Bytes))
+	fmt.Fprintf(&sb, "%s: pleat wrinkle database, format version %d, %s\n", r.Path, db.Version, mib(r.Bytes))
 	fmt.Fprintf(&sb, "garment   %s: %d vertices, %d triangles (hash %.12s)\n", h.Garment.Name, h.Garment.Verts, h.Garment.Tris, h.Garment.Hash)
 	fmt.Fprintf(&sb, "rig       %d joints, name map %q (hash %.12s)\n", h.Rig.Joints, h.Rig.Names.Name, h.Rig.Hash)
 	shard := "whole database"
@@ -73,6 +73,11 @@ func (r *Report) Write(w io.Writer) error {
 		shard = fmt.Sprintf("shard %d of %d", h.Shard, h.Shards)
 	}
 	fmt.Fprintf(&sb, "samples   %d stored of the spec's %d (%s); quantum %.3g mm (spec hash %.12s)\n", len(db.Samples), h.Samples, shard, h.Quantum*1000, h.SpecHash)
+	if c := h.Coarse; c != nil {
+		fmt.Fprintf(&sb, "coarse    every stored sample also holds the online pipeline's coarse garment in its pose: %d vertices (budget %d, quadric %v)\n", c.Verts, c.Budget, c.Quadric)
+	} else {
+		fmt.Fprintf(&sb, "coarse    no coarse samples: synthesis corrects only the rest pose's bias of its coarse simulation\n")
+	}
 	fmt.Fprintf(&sb, "\n%-15s %8s %8s %9s %11s %10s %11s %8s  %s\n", "joint", "samples", "missing", "unsettled", "max strain", "max depth", "mean frames", "verts", "grid (degrees: min..max/step)")
 	for i, js := range db.Spec.Joints() {
 		var grid []string
