@@ -54,7 +54,7 @@ timed frames, all goroutines), and the memory of the database in use.
 
 Without --db the database is a timing database made in memory: every
 sample of --spec is the garment skinned into the sample's pose (no cloth
-simulation, so no wrinkles). Synthesis, coarse simulation and transfer do
+simulation, so no wrinkles), and so is its coarse sample. Synthesis, coarse simulation and transfer do
 the same work per frame whatever the samples' shapes, so the times are
 those of a simulated database of the same garment and spec; the result's
 shape is not. With --db, a database built by builddb for the procedural
@@ -254,13 +254,21 @@ func timingDB(ch *character.Character, garments []*character.Garment, spec *wrin
 	}
 	pieces := prep.Pieces()
 	g, w, _, name := sim.JoinPieces(pieces)
-	b, err := wrinkle.NewBuild(wrinkle.BuildInput{Rig: rig, Spec: spec, Name: name, Garment: g, Weights: w})
+	// Coarse samples as builddb stores them, so that the pipeline times
+	// its pose-by-pose calibration: the default coarse garment, skinned.
+	copt := wrinkle.CoarseOptions{Verts: wrinkle.DefaultCoarseVerts}
+	coarse, err := wrinkle.NewCoarse(g, w, copt)
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := wrinkle.NewBuild(wrinkle.BuildInput{Rig: rig, Spec: spec, Name: name, Garment: g, Weights: w,
+		Coarse: &wrinkle.CoarseInput{Options: copt, Kept: coarse.Kept, Base: coarse.Mesh.Verts}})
 	if err != nil {
 		return nil, 0, err
 	}
 	recs := make([]wrinkle.Record, 0, spec.NumSamples())
 	var skin []geom.Rigid
-	var x []geom.Vec3
+	var x, cx []geom.Vec3
 	for k := 0; k < spec.NumSamples(); k++ {
 		pose, err := b.SamplePose(k)
 		if err != nil {
@@ -268,7 +276,8 @@ func timingDB(ch *character.Character, garments []*character.Garment, spec *wrin
 		}
 		skin = skel.SkinMatrices(ch.Skeleton, pose, skin)
 		x = skel.LBS(g.Verts, w, skin, x)
-		rec, err := b.EncodeSample(k, x, wrinkle.SampleStats{Converged: true})
+		cx = skel.LBS(coarse.Mesh.Verts, coarse.Weights, skin, cx)
+		rec, err := b.EncodeSampleCoarse(k, x, cx, wrinkle.SampleStats{Converged: true})
 		if err != nil {
 			return nil, 0, fmt.Errorf("sample %d: %w", k, err)
 		}

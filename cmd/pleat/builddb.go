@@ -29,6 +29,8 @@ type builddbFlags struct {
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
 	skipUnsettled, noCoarse   bool
+	noCoarseSamples           bool
+	coarseSampleVerts         int
 	noSqueeze                 bool
 	noCreases                 bool
 	strainRelax               float64
@@ -100,6 +102,8 @@ build with its name; one that does not come to rest is kept and reported
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
 	fl.IntVar(&f.coarse, "coarse", 0, fmt.Sprintf("vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/%d when --verts is at least %d; -1: --verts/%d whenever --verts refines)", build.DefaultCoarseRatio, build.DefaultCoarseMinVerts, build.DefaultCoarseRatio))
 	fl.BoolVar(&f.noCoarse, "no-coarse", false, "settle each sample on the --verts garment alone (no coarse stage)")
+	fl.BoolVar(&f.noCoarseSamples, "no-coarse-samples", false, "leave out the coarse samples: the online pipeline's coarse garment settled in each sample's pose, with which synth and eval correct the coarse simulation pose by pose (without them, only the rest pose's bias)")
+	fl.IntVar(&f.coarseSampleVerts, "coarse-sample-verts", 0, "vertices of the coarse samples' garment: the --coarse-verts synth and eval will be given (0: their default, 700)")
 	fl.BoolVar(&f.noSqueeze, "no-squeeze", false, "leave cloth caught in a closing crease of the body (inner elbow, back of the knee, armpit) where the colliders hold it, instead of moving it toward the opening")
 	fl.BoolVar(&f.noCreases, "no-creases", false, "skin the body as it is where a deeply bent elbow or knee, or a thigh raised against the belly, passes into itself, instead of flattening the two segments against each other")
 	fl.BoolVar(&f.skipUnsettled, "skip-unsettled", false, "record samples not at rest within --settle-time as missing instead of keeping them")
@@ -155,6 +159,11 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 		return opt, fmt.Errorf("--coarse %d: want 0 (the default), -1 (--verts/%d) or a vertex count", f.coarse, build.DefaultCoarseRatio)
 	}
 	opt.Coarse, opt.NoCoarse, opt.NoSqueeze, opt.NoCreases = f.coarse, f.noCoarse, f.noSqueeze, f.noCreases
+	if f.coarseSampleVerts < 0 {
+		return opt, fmt.Errorf("--coarse-sample-verts %d: want 0 (the default) or a vertex count", f.coarseSampleVerts)
+	}
+	opt.NoCoarseSamples = f.noCoarseSamples
+	opt.CoarseSamples.Verts = f.coarseSampleVerts
 	return opt, nil
 }
 
@@ -270,6 +279,14 @@ func sampleLine(r build.SampleResult, eta time.Duration) string {
 	if r.CoarseSteps > 0 {
 		frames = fmt.Sprintf("%d coarse + %d", r.CoarseSteps, st.Steps)
 		cpu = fmt.Sprintf(", coarse %.2f s", r.CoarseCPU.Seconds())
+	}
+	if r.CoarseSampleSteps > 0 {
+		rest := ""
+		if !r.CoarseSampleAtRest {
+			rest = ", not at rest"
+		}
+		frames += fmt.Sprintf(" (+ %d of the coarse sample%s)", r.CoarseSampleSteps, rest)
+		cpu += fmt.Sprintf(", coarse sample %.2f s", r.CoarseSampleCPU.Seconds())
 	}
 	return fmt.Sprintf("%s: %s after %s frames, strain %.1f%%, depth %.1f mm, setup %.2f s + settle %.2f s (CPU %.2f s%s), ETA %s",
 		r.Pose.String(), conv, frames, st.MaxStrain*100, st.MaxPenetration*1000,

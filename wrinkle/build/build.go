@@ -14,6 +14,7 @@ import (
 	"github.com/pleat-dev/pleat/sim"
 	"github.com/pleat-dev/pleat/skel"
 	"github.com/pleat-dev/pleat/wrinkle"
+	"github.com/pleat-dev/pleat/wrinkle/online"
 )
 
 // Options say how a database is built. The zero value builds the whole
@@ -47,6 +48,18 @@ type Options struct {
 	// NoCoarse turns the coarse stage off (each sample settles on the
 	// fine garment alone), whatever Coarse says.
 	NoCoarse bool
+	// NoCoarseSamples leaves out the coarse samples: by default every
+	// sample also settles the coarse garment the online pipeline
+	// simulates (wrinkle/online.CoarseSettler: about 700 vertices, from
+	// its own rest settle) into the sample's pose, and the database
+	// stores it (wrinkle.CoarseInfo), so that the pipeline can correct its
+	// coarse simulation pose by pose. Without them it corrects only the
+	// rest pose's bias.
+	NoCoarseSamples bool
+	// CoarseSamples is the coarse garment of the coarse samples, which
+	// must be the one the online pipeline is given (its Options.Coarse);
+	// Verts 0 means wrinkle.DefaultCoarseVerts, the pipeline's default.
+	CoarseSamples wrinkle.CoarseOptions
 	// NoSqueeze leaves cloth caught in a closing crease of the body (the
 	// inner elbow, the back of the knee, the armpit) where the colliders
 	// hold it. By default the samples settle with Sim.SqueezeFolds, which
@@ -169,6 +182,14 @@ type SampleResult struct {
 	// stage.
 	CoarseSteps int
 	CoarseCPU   time.Duration
+	// CoarseSampleSteps is the number of frames of the coarse sample's
+	// settle (0 without coarse samples: Options.NoCoarseSamples) and
+	// CoarseSampleCPU its CPU time; Settle and CPU include it.
+	CoarseSampleSteps int
+	CoarseSampleCPU   time.Duration
+	// CoarseSampleAtRest reports whether the coarse sample's settle came
+	// to rest (it is stored either way).
+	CoarseSampleAtRest bool
 	// Pose is the sample's pose check (Depth 0 and Valid when off).
 	Pose PoseReport
 	// Missing is the reason the sample was recorded as missing (skipped
@@ -217,8 +238,9 @@ type Builder struct {
 	start    [][]geom.Vec3 // the garments settled in the rest pose, per piece: every sample starts from it
 	rest     SampleResult  // that settle (Setup and Settle times, Stats)
 	build    *wrinkle.Build
-	pieces   []int        // vertex offset of each simulator piece in the garment
-	coarse   *coarseStage // nil: samples settle on the fine garment alone
+	pieces   []int                 // vertex offset of each simulator piece in the garment
+	coarse   *coarseStage          // nil: samples settle on the fine garment alone
+	samples  *online.CoarseSettler // nil: Options.NoCoarseSamples
 	verts    int
 	check    *poseChecker
 }
@@ -310,9 +332,17 @@ func NewContext(ctx context.Context, ch *character.Character, garments []*charac
 	if err != nil {
 		return nil, err
 	}
+	var coarse *wrinkle.CoarseInput
+	if !opt.NoCoarseSamples {
+		if b.samples, err = online.NewCoarseSettler(ctx, ch, names, g, w, settings, opt.CoarseSamples); err != nil {
+			return nil, fmt.Errorf("build: coarse samples: %w", err)
+		}
+		coarse = b.samples.Input()
+	}
 	b.build, err = wrinkle.NewBuild(wrinkle.BuildInput{
 		Rig: rig, Spec: spec, Name: names, Garment: g, Weights: w, Base: base,
 		Settings: settings, Quantum: opt.Quantum, Shard: opt.Shard, Shards: opt.Shards,
+		Coarse: coarse,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
@@ -348,15 +378,13 @@ type buildSettings struct {
 }
 
 func (b *Builder) settings() (json.RawMessage, error) {
-	s := buildSettings{Sim: b.opt.Sim, Settle: b.opt.Settle, Start: "fresh simulator per sample, started from the garment settled once in the rest pose"}
-	s.Sim.Workers = 0 // does not change results
-	s.StrainRelax, s.Sim.StrainLimitRelax = s.Sim.StrainLimitRelax, 0
-	s.SqueezeFolds, s.Sim.SqueezeFolds = s.Sim.SqueezeFolds, false
-	for _, c := range s.Sim.Creases {
+	s := buildSettings{Sim: recorded(b.opt.Sim), Settle: b.opt.Settle, Start: "fresh simulator per sample, started from the garment settled once in the rest pose"}
+	s.StrainRelax = b.opt.Sim.StrainLimitRelax
+	s.SqueezeFolds = b.opt.Sim.SqueezeFolds
+	for _, c := range b.opt.Sim.Creases {
 		sk := b.ch.Skeleton
 		s.Creases = append(s.Creases, sk.Joint(c.Proximal).Name+"/"+sk.Joint(c.Joint).Name+"/"+sk.Joint(c.Distal).Name)
 	}
-	s.Sim.Creases = nil
 	if b.coarse != nil {
 		s.CoarseVerts = b.opt.Coarse
 		s.Start = fmt.Sprintf("fresh simulators per sample: the garment refined to %d vertices (coarse_verts) settled into the pose from its rest settle, "+
@@ -367,6 +395,19 @@ func (b *Builder) settings() (json.RawMessage, error) {
 		return nil, fmt.Errorf("build: simulator settings: %w", err)
 	}
 	return out, nil
+}
+
+// recorded returns the samples' simulator options as the database records
+// them (buildSettings.Sim), which is what the reference and the online
+// coarse simulation replay: without Workers (which does not change
+// results) and without the settle's own aids, StrainLimitRelax,
+// SqueezeFolds and Creases (recorded beside them).
+func recorded(o sim.Options) sim.Options {
+	o.Workers = 0
+	o.StrainLimitRelax = 0
+	o.SqueezeFolds = false
+	o.Creases = nil
+	return o
 }
 
 // settleRest settles the garments in the rest pose with a fresh
@@ -489,11 +530,47 @@ func (e *SampleError) Unwrap() error { return e.Err }
 
 // simulate settles sample k with a fresh simulator and returns its
 // positions in the database's vertex order.
-func (b *Builder) simulate(ctx context.Context, k int) ([]geom.Vec3, SampleResult, error) {
+func (b *Builder) simulate(ctx context.Context, k int) (settled, SampleResult, error) {
 	cpu := threadCPU()
 	pos, res, err := b.settleSample(ctx, k)
+	out := settled{pos: pos}
+	if err == nil && b.samples != nil {
+		out.coarse, err = b.settleCoarseSample(ctx, k, &res)
+	}
 	res.CPU, _ = cpu()
-	return pos, res, err
+	return out, res, err
+}
+
+// settled is a sample's settled garment, and the coarse garment's
+// positions in its pose (nil without coarse samples).
+type settled struct {
+	pos, coarse []geom.Vec3
+}
+
+// settleCoarseSample settles the coarse garment of the coarse samples
+// into sample k's pose and returns its positions.
+func (b *Builder) settleCoarseSample(ctx context.Context, k int, res *SampleResult) ([]geom.Vec3, error) {
+	pose, err := b.build.SamplePose(k)
+	if err != nil {
+		return nil, &SampleError{res.Sample, err}
+	}
+	t0, cpu := time.Now(), threadCPU()
+	x, sr, err := b.samples.Settle(ctx, pose)
+	res.CoarseSampleCPU, _ = cpu()
+	res.CoarseSampleSteps, res.CoarseSampleAtRest = sr.Frames, sr.Converged
+	res.Settle += time.Since(t0)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &SampleError{res.Sample, fmt.Errorf("coarse sample: %w", err)}
+	}
+	for v, p := range x {
+		if !p.IsFinite() {
+			return nil, &SampleError{res.Sample, fmt.Errorf("coarse sample: vertex %d is not finite: the cloth exploded", v)}
+		}
+	}
+	return x, nil
 }
 
 // settleSample is simulate without the CPU time.

@@ -133,7 +133,7 @@ func (b *Builder) runSample(ctx context.Context, j *wrinkle.Journal, k int, pose
 		}
 		return res, nil
 	}
-	pos, res, err := b.simulate(ctx, k)
+	out, res, err := b.simulate(ctx, k)
 	if err != nil {
 		return res, err
 	}
@@ -141,7 +141,7 @@ func (b *Builder) runSample(ctx context.Context, j *wrinkle.Journal, k int, pose
 		res.Missing = fmt.Sprintf("not at rest after %d frames (residual %.3g)", res.Stats.Steps, res.Stats.Residual)
 		err = j.AddMissing(k, res.Missing, res.Stats)
 	} else {
-		err = j.Add(k, pos, res.Stats)
+		err = j.AddCoarse(k, out.pos, out.coarse, res.Stats)
 	}
 	if err != nil {
 		return res, &SampleError{res.Sample, err}
@@ -204,9 +204,9 @@ func (b *Builder) Settle(ctx context.Context, k int) ([]geom.Vec3, SampleResult,
 	if k < 0 || k >= b.build.Spec().NumSamples() {
 		return nil, SampleResult{}, fmt.Errorf("build: sample %d out of range [0, %d)", k, b.build.Spec().NumSamples())
 	}
-	pos, res, err := b.simulate(ctx, k)
+	out, res, err := b.simulate(ctx, k)
 	if err == nil {
 		res.Pose, err = b.checkSample(k)
 	}
-	return pos, res, err
+	return out.pos, res, err
 }

@@ -12,10 +12,16 @@
 //     sim.Simulator: BDF2, body collision with a safety distance, layered
 //     cloth–cloth collision, no self-collision (§3.2);
 //  3. corrects the coarse result's bias: a coarse garment does not hang
-//     where the fine one does, so each coarse vertex is moved by the
-//     offset, skinned, from where it came to rest when New settled the
-//     coarse garment in the rest pose to where the database's fine rest
-//     settle (DB.Base) has it (off with Options.NoCalibrate);
+//     where the fine one does, by an amount that depends on the pose.
+//     When the database has coarse samples for this coarse garment
+//     (wrinkle.DB.Coarse: the builder settled it in every sample's pose,
+//     CoarseSettler), they are synthesized like the fine samples and each
+//     coarse vertex is moved from where the coarse garment comes to rest
+//     in the pose to where the synthesized fine garment has it (poseCal);
+//     otherwise by the offset, skinned, from where it came to rest when
+//     New settled the coarse garment in the rest pose to where the
+//     database's fine rest settle (DB.Base) has it (calibration). Off with
+//     Options.NoCalibrate;
 //  4. transfers the wrinkles onto the coarse result (wrinkle.Transfer,
 //     Eqs. 5–6 with smoothed up-sampling, §3.4), with the per-joint
 //     pre-alignment of §3.4's last paragraph where regions blend, and
@@ -25,8 +31,9 @@
 // Steps 1 and 2 run concurrently, as the paper runs its garments and the
 // transfer in threads. The first Step settles the coarse garment from the
 // rest pose, placed at the pose's root, into its pose
-// (sim.Simulator.SettleTo); later Steps advance one frame of
-// 1/Options.FPS s.
+// (sim.Simulator.SettleTo), starting from the coarse rest settle the
+// coarse samples started from when they are used; later Steps advance
+// one frame of 1/Options.FPS s.
 //
 // Units: metres, seconds; positions are world coordinates of the posed
 // body (+Y up). Results are deterministic: the same database, character,

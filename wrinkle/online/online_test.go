@@ -24,11 +24,14 @@ import (
 
 // fixture is a four-sample database (left shoulder flexed 0° and 30°,
 // left elbow straight and bent 90°) of the procedural suit at 700
-// vertices, and a short elbow-bend clip.
+// vertices, with coarse samples of fixCoarse, and a short elbow-bend clip.
 type fixture struct {
 	sc *scene.Scene
 	db *wrinkle.DB
 }
+
+// fixCoarse is the coarse garment of the fixture's coarse samples.
+var fixCoarse = wrinkle.CoarseOptions{Verts: 300}
 
 var (
 	fixOnce sync.Once
@@ -56,7 +59,10 @@ func makeFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := build.New(sc.Character, sc.Garments, spec, build.Options{KeepInvalid: true}) // the arm samples dip into the body (pose check); simulate them as before
+	// The arm samples dip into the body (pose check): simulate them as
+	// before. The coarse samples are of a coarse garment of 300 vertices
+	// (fixCoarse), less than the 700 simulated.
+	b, err := build.New(sc.Character, sc.Garments, spec, build.Options{KeepInvalid: true, CoarseSamples: fixCoarse})
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +359,9 @@ func TestCalibration(t *testing.T) {
 	f := getFixture(t)
 	rest := skel.RestPose(f.sc.Character.Skeleton)
 	gap := func(noCal bool) (mean, worst float64) {
-		opt := online.Options{Coarse: wrinkle.CoarseOptions{Verts: 300}, NoCalibrate: noCal}
+		// Not fixCoarse: the database's coarse samples do not apply, and
+		// only the rest pose's bias is corrected.
+		opt := online.Options{Coarse: wrinkle.CoarseOptions{Verts: 250}, NoCalibrate: noCal}
 		opt.Settle.Transition = 1e-9
 		p, err := online.New(f.db, f.sc.Character, opt)
 		if err != nil {
@@ -382,5 +390,61 @@ func TestCalibration(t *testing.T) {
 	}
 	if !(worst < 1e-6) {
 		t.Errorf("calibrated coarse garment up to %.3g mm from the fine rest settle (uncalibrated %.2f mm on average): want under 1 µm", 1000*worst, 1000*raw)
+	}
+}
+
+// TestPoseCalibration: with the database's coarse samples, the coarse
+// simulation settled in a sample's pose sits on the synthesized fine
+// garment there where only the sample's role influences it (elsewhere
+// both syntheses blend in other roles' samples, taken with this role at
+// rest); uncalibrated it comes to rest elsewhere.
+func TestPoseCalibration(t *testing.T) {
+	f := getFixture(t)
+	if f.db.Coarse == nil {
+		t.Fatal("the fixture database has no coarse samples")
+	}
+	rig, err := wrinkle.Bind(f.sc.Character.Skeleton, &f.db.Header.Rig.Names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.db.Samples[1].Sample // the left shoulder flexed 30°
+	pose, err := rig.SamplePose(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := func(noCal bool) float64 {
+		p, err := online.New(f.db, f.sc.Character, online.Options{Coarse: fixCoarse, NoCalibrate: noCal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if noted := slices.ContainsFunc(p.Notes(), func(s string) bool { return strings.Contains(s, "pose by pose") }); noted == noCal {
+			t.Errorf("NoCalibrate %v: pose calibration noted %v: %q", noCal, noted, p.Notes())
+		}
+		x := make([]geom.Vec3, p.NumVerts())
+		for range 3 { // the settle, then two frames held
+			if _, err := p.Step(context.Background(), pose, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mean, n := 0.0, 0
+		for i, u := range p.Coarse().Kept {
+			if roles, _ := f.db.Regions.Influences(int(u)); len(roles) == 1 && roles[0] == s.Role {
+				mean += p.CoarsePositions()[i].Dist(p.SynthPositions()[u])
+				n++
+			}
+		}
+		if n < 10 {
+			t.Fatalf("%d coarse vertices only the %s influences", n, s.Role)
+		}
+		return mean / float64(n)
+	}
+	raw, cal := gap(true), gap(false)
+	t.Logf("coarse garment settled in sample %d's pose from the synthesized fine one: %.2f mm on average, calibrated %.2f mm", s.Index, 1000*raw, 1000*cal)
+	if !(raw > 1e-3) {
+		t.Fatalf("the uncalibrated coarse garment is %.2f mm from the fine one: too close to test the calibration", 1000*raw)
+	}
+	if !(cal < raw/4) {
+		t.Errorf("calibrated coarse garment %.2f mm from the synthesized fine one, uncalibrated %.2f mm: want under a quarter", 1000*cal, 1000*raw)
 	}
 }

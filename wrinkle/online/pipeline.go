@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/pleat-dev/pleat/character"
@@ -120,6 +119,9 @@ type Pipeline struct {
 	// or no rest settle in the database); calNotes say what it found.
 	cal      *calibration
 	calNotes []string
+	// pcal, when the database has coarse samples for this coarse
+	// garment, replaces cal.
+	pcal *poseCal
 }
 
 type synthResult struct {
@@ -172,10 +174,19 @@ func New(db *wrinkle.DB, ch *character.Character, opt Options) (*Pipeline, error
 	if p.coarse, err = wrinkle.NewCoarse(p.fine, db.Weights, opt.Coarse); err != nil {
 		return nil, fmt.Errorf("online: %w", err)
 	}
-	p.names = pieceNames(db, len(p.coarse.Pieces))
+	p.names = splitNames(db.Header.Garment.Name, len(p.coarse.Pieces))
 	if !opt.NoCalibrate {
-		if p.cal, err = p.calibrate(); err != nil {
+		var why string
+		if p.pcal, why, err = p.newPoseCal(); err != nil {
 			return nil, err
+		}
+		if p.pcal == nil {
+			p.calNotes = append(p.calNotes, "calibration: "+why+"; only the rest pose's bias is corrected")
+			if p.cal, err = p.calibrate(); err != nil {
+				return nil, err
+			}
+		} else {
+			p.calNotes = append(p.calNotes, fmt.Sprintf("calibration: the coarse simulation is corrected pose by pose from the database's %d coarse samples", len(p.db.Samples)))
 		}
 	}
 	if err := p.startSim(geom.Vec3{}); err != nil {
@@ -238,25 +249,39 @@ func (p *Pipeline) simOptions() (sim.Options, error) {
 			return so, err
 		}
 	}
+	return coarseSimOptions(so, p.opt.FPS, p.opt.Workers), nil
+}
+
+// coarseSimOptions returns simulator settings so made the coarse
+// simulation's: §3.2's integrator, no self-collision, no refinement, no
+// penetration statistics, fps frames a second on workers goroutines, the
+// rest pose at the origin.
+func coarseSimOptions(so sim.Options, fps float64, workers int) sim.Options {
 	so.Integrator = cloth.BDF2
 	so.TargetVerts = 0
 	so.SelfCollide = false
-	so.FPS = p.opt.FPS
+	so.FPS = fps
 	so.NoPenetration = true
-	so.Workers = p.opt.Workers
+	so.Workers = workers
 	so.Root = geom.Vec3{}
 	so.MaxDt = 0
-	return so, nil
+	return so
 }
 
 // recordedSim returns the simulator settings db records (the zero value
 // when it records none).
 func recordedSim(db *wrinkle.DB) (sim.Options, error) {
+	return settingsSim(db.Header.Settings)
+}
+
+// settingsSim returns the simulator settings of a database header's
+// settings (wrinkle.Header.Settings; the zero value when they hold none).
+func settingsSim(settings json.RawMessage) (sim.Options, error) {
 	var rec struct {
 		Sim sim.Options `json:"sim"`
 	}
-	if len(db.Header.Settings) > 0 && string(db.Header.Settings) != "null" {
-		if err := json.Unmarshal(db.Header.Settings, &rec); err != nil {
+	if len(settings) > 0 && string(settings) != "null" {
+		if err := json.Unmarshal(settings, &rec); err != nil {
 			return rec.Sim, fmt.Errorf("online: database HEAD.settings.sim: %w", err)
 		}
 	}
@@ -284,46 +309,46 @@ func (p *Pipeline) newSim(root geom.Vec3) (*sim.Simulator, [][]int32, error) {
 		return nil, nil, err
 	}
 	so.Root = root
-	garments := make([]*character.Garment, len(p.coarse.Pieces))
-	for i, cp := range p.coarse.Pieces {
-		garments[i] = &character.Garment{Name: p.names[i], Mesh: cp.Mesh, Weights: cp.Weights}
-	}
-	s, err := sim.New(p.ch, garments, so)
+	s, err := sim.New(p.ch, coarseGarments(p.coarse, p.names), so)
 	if err != nil {
 		return nil, nil, fmt.Errorf("online: coarse simulation: %w", err)
 	}
+	cmap, err := coarseMap(s.Pieces(), p.coarse)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, cmap, nil
+}
+
+// coarseGarments returns the coarse pieces as garments named names.
+func coarseGarments(c *wrinkle.Coarse, names []string) []*character.Garment {
+	garments := make([]*character.Garment, len(c.Pieces))
+	for i, cp := range c.Pieces {
+		garments[i] = &character.Garment{Name: names[i], Mesh: cp.Mesh, Weights: cp.Weights}
+	}
+	return garments
+}
+
+// coarseMap returns, per simulated piece, the coarse vertex of each of
+// its vertices.
+func coarseMap(pieces []*sim.Piece, c *wrinkle.Coarse) ([][]int32, error) {
 	var cmap [][]int32
-	for _, sp := range s.Pieces() {
-		if sp.Garment < 0 || sp.Garment >= len(p.coarse.Pieces) || len(sp.Source) != len(sp.Mesh.Verts) {
-			s.Close()
-			return nil, nil, fmt.Errorf("online: coarse simulation piece %q does not map to a coarse piece", sp.Name)
+	for _, sp := range pieces {
+		if sp.Garment < 0 || sp.Garment >= len(c.Pieces) || len(sp.Source) != len(sp.Mesh.Verts) {
+			return nil, fmt.Errorf("online: coarse simulation piece %q does not map to a coarse piece", sp.Name)
 		}
-		first := int32(p.coarse.Pieces[sp.Garment].First)
+		first := int32(c.Pieces[sp.Garment].First)
 		m := make([]int32, len(sp.Source))
 		for i, src := range sp.Source {
 			if src < 0 {
-				s.Close()
-				return nil, nil, fmt.Errorf("online: coarse simulation piece %q refined the coarse garment", sp.Name)
+				return nil, fmt.Errorf("online: coarse simulation piece %q refined the coarse garment", sp.Name)
 			}
 			m[i] = first + src
 		}
 		cmap = append(cmap, m)
 	}
-	return s, cmap, nil
-}
-
-// pieceNames returns the names of the database garment's pieces (its
-// name split at "+"), or piece0, piece1, ... when they do not match the
-// coarse pieces.
-func pieceNames(db *wrinkle.DB, n int) []string {
-	names := strings.Split(db.Header.Garment.Name, "+")
-	if len(names) != n {
-		names = make([]string, n)
-		for i := range names {
-			names[i] = fmt.Sprintf("piece%d", i)
-		}
-	}
-	return names
+	return cmap, nil
 }
 
 // Close ends the pipeline's goroutines and the simulator's.
@@ -334,6 +359,9 @@ func (p *Pipeline) Close() {
 	}
 	p.sim.Close()
 	p.synth.Close()
+	if p.pcal != nil {
+		p.pcal.close()
+	}
 	if p.align != nil {
 		p.align.Close()
 	}
@@ -420,6 +448,11 @@ func (p *Pipeline) begin(ctx context.Context, pose skel.Pose) error {
 			p.sim.Ahead(p.ahead)
 		}
 	}
+	if p.pcal != nil { // start where the coarse samples started
+		if err := p.sim.StartFrom(p.pcal.start(p.cmap, p.simRoot)); err != nil {
+			return err
+		}
+	}
 	_, err := p.sim.SettleTo(ctx, pose, p.opt.Settle, &p.simFrame)
 	return err
 }
@@ -473,7 +506,11 @@ func (p *Pipeline) Step(ctx context.Context, pose skel.Pose, dst []geom.Vec3) (S
 	if p.cal != nil || p.push != nil {
 		p.skin = skel.SkinMatrices(p.ch.Skeleton, pose, p.skin)
 	}
-	if p.cal != nil {
+	if p.pcal != nil {
+		if err := p.pcal.apply(pose, p.synthX, p.coarseX); err != nil {
+			return st, fmt.Errorf("online: frame %d: coarse calibration: %w", p.frame, err)
+		}
+	} else if p.cal != nil {
 		p.cal.apply(p.coarse.Weights, p.skin, p.coarseX)
 	}
 	t2 := time.Now()
