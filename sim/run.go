@@ -125,6 +125,9 @@ type Options struct {
 	// and thigh at a deep knee flexion) its pushes can drive the cloth
 	// from one limb into the other.
 	BodyOverlapMinEdge float64
+	// NoBodyOverlap gives no piece a collide.BodyOverlap, whatever its
+	// edges.
+	NoBodyOverlap bool `json:",omitempty"`
 	// PatternRest takes each piece's rest shape from its UVs as metric
 	// pattern coordinates (when they are) instead of from the 3D garment in
 	// the rest pose. Fitted garments rarely match their pattern exactly

@@ -52,11 +52,11 @@ func (s *Simulator) hookCollisions() error {
 // through a skirt; collide.BodyOverlap), before its body collider, which
 // then has the last word on its vertices; not to a piece whose median rest
 // edge is longer than bodyOverlapMaxEdge or shorter than
-// Options.BodyOverlapMinEdge.
+// Options.BodyOverlapMinEdge, and to none with Options.NoBodyOverlap.
 func (s *Simulator) hookBodyOverlap(i int, cp collide.Params) error {
 	c := s.cloths[i]
 	rest := slices.Clone(c.EdgeRest())
-	if len(rest) == 0 {
+	if len(rest) == 0 || s.opt.NoBodyOverlap {
 		return nil
 	}
 	slices.Sort(rest)

@@ -10,7 +10,8 @@
 //  2. steps the coarse garment (wrinkle.NewCoarse: the fine garment
 //     decimated to about 700 vertices, skin weights kept) one frame with
 //     sim.Simulator: BDF2, body collision with a safety distance, layered
-//     cloth–cloth collision, no self-collision (§3.2);
+//     cloth–cloth collision, no self-collision (§3.2), no body-overlap
+//     hook (coarseSimOptions);
 //  3. corrects the coarse result's bias: a coarse garment does not hang
 //     where the fine one does, by an amount that depends on the pose.
 //     When the database has coarse samples for this coarse garment
