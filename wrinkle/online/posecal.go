@@ -25,8 +25,8 @@ import (
 // trousers are 21 mm from the reference at the right knee right after
 // the first settle, while the rest-pose bias (calibration) is 6 to 9 mm.
 // The builder settled the coarse garment, as this pipeline simulates it,
-// into every sample's pose from the same rest settle as the fine
-// garment. Those coarse samples are synthesized like the fine ones (the
+// into every sample's pose from its own rest settle, as it settled the
+// fine garment from the fine rest settle. Those coarse samples are synthesized like the fine ones (the
 // same interpolation, Eqs. 1–3, and influence maps, Eq. 4, at the coarse
 // vertices), giving c_P, where the coarse garment comes to rest in pose
 // P; the fine synthesis gives y_P. Every Step moves coarse vertex i by
@@ -35,7 +35,8 @@ import (
 //
 // k_i its fine vertex: a coarse simulation at rest in P then sits on the
 // synthesized fine garment, and its motion about that rest (swing,
-// sliding) is kept. At the rest pose this is the rest-pose calibration.
+// sliding) is kept. Near the rest pose, where y_P and c_P come close to
+// the two rest settles, it comes close to the rest-pose calibration.
 type poseCal struct {
 	synth *wrinkle.Synthesizer
 	x     []geom.Vec3 // c_P
