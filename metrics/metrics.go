@@ -39,6 +39,33 @@ func (c *Curvature) Sum(verts []geom.Vec3) (float64, error) {
 	return mesh.SummarizeCurvature(c.h, c.a, c.top).AbsSum, nil
 }
 
+// SumBy returns Σ|H_i|A_i as Sum does and splits it by vertex group:
+// sums[g] becomes the part of the sum over the vertices i with
+// group[i] == g (a garment's regions, for the curvature of each). group
+// has an entry per vertex, each less than len(sums).
+func (c *Curvature) SumBy(verts []geom.Vec3, group []uint8, sums []float64) (float64, error) {
+	if len(verts) != len(c.m.Verts) || len(group) != len(verts) {
+		return 0, fmt.Errorf("metrics: %d positions and %d groups for %d vertices", len(verts), len(group), len(c.m.Verts))
+	}
+	for i, g := range group {
+		if int(g) >= len(sums) {
+			return 0, fmt.Errorf("metrics: vertex %d is in group %d of %d", i, g, len(sums))
+		}
+	}
+	clear(sums)
+	total, err := c.Sum(verts)
+	if err != nil {
+		return 0, err
+	}
+	for i, h := range c.h {
+		if c.top.Flags[i] != 0 || math.IsNaN(h) || math.IsInf(h, 0) {
+			continue
+		}
+		sums[group[i]] += math.Abs(h) * c.a[i]
+	}
+	return total, nil
+}
+
 // Error is a position error between two frames: mean, RMS and maximum
 // vertex distance, metres.
 type Error struct{ Mean, RMS, Max float64 }

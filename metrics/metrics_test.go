@@ -42,6 +42,52 @@ func TestCurvatureSumSphere(t *testing.T) {
 	}
 }
 
+func TestCurvatureSumBy(t *testing.T) {
+	// Two spheres of radii 0.5 and 2 in one mesh, each its own group:
+	// Σ|H|A = 4πr each, and the total is Sum's.
+	a, b := mesh.UVSphere(0.5, 40, 80), mesh.UVSphere(2, 40, 80)
+	m := &mesh.Mesh{Verts: append(append([]geom.Vec3(nil), a.Verts...), b.Verts...)}
+	m.Tris = append(m.Tris, a.Tris...)
+	n := int32(len(a.Verts))
+	for _, t := range b.Tris {
+		m.Tris = append(m.Tris, [3]int32{t[0] + n, t[1] + n, t[2] + n})
+	}
+	group := make([]uint8, len(m.Verts))
+	for i := n; i < int32(len(group)); i++ {
+		group[i] = 2
+	}
+	c, err := NewCurvature(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := []float64{9, 9, 9}
+	total, err := c.SumBy(m.Verts, group, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := c.Sum(m.Verts)
+	if total != want {
+		t.Errorf("SumBy total %g, Sum %g", total, want)
+	}
+	for g, r := range map[int]float64{0: 0.5, 2: 2} {
+		if w := 4 * math.Pi * r; math.Abs(sums[g]-w)/w > 0.02 {
+			t.Errorf("group %d: %g, want %g", g, sums[g], w)
+		}
+	}
+	if sums[1] != 0 || math.Abs(sums[0]+sums[2]-total) > 1e-9*total {
+		t.Errorf("sums %v do not split the total %g", sums, total)
+	}
+	for name, call := range map[string]func() error{
+		"short groups":    func() error { _, err := c.SumBy(m.Verts, group[:5], sums); return err },
+		"group past sums": func() error { _, err := c.SumBy(m.Verts, group, sums[:2]); return err },
+		"short positions": func() error { _, err := c.SumBy(m.Verts[:5], group, sums); return err },
+	} {
+		if err := call(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
 func TestFrameErrorAndStretch(t *testing.T) {
 	a := []geom.Vec3{{}, {X: 1}}
 	b := []geom.Vec3{{Y: 3}, {X: 1, Y: 4}}

@@ -104,8 +104,13 @@ type evalRun struct {
 	// regN[r] counts those vertex-frames.
 	regErr [][wrinkle.NumRoles + 1]float64
 	regN   [wrinkle.NumRoles + 1]int
-	// diag[d][frame] are the errors of the diagnostic results diagMethods.
-	diag [][]metrics.Error
+	// diag[d][frame] are the errors of the diagnostic results diagMethods,
+	// diagCurv[d][frame] their curvature sums.
+	diag     [][]metrics.Error
+	diagCurv [][]float64
+	// regCurv[s][r][frame] is the curvature sum over region r of series
+	// s: evalMethods, then diagMethods (none without regions).
+	regCurv [][wrinkle.NumRoles + 1][]float64
 }
 
 // diagMethods are eval's diagnostic results, which split the error of
@@ -114,54 +119,6 @@ type evalRun struct {
 // coarse simulation were exact), and those positions embedded like the
 // coarse simulation (the error of the coarse mesh's resolution alone).
 var diagMethods = []string{"synthesized onto reference coarse", "reference coarse"}
-
-// addRegionErrors adds one frame's per-vertex errors of every method to
-// ev.regErr by the vertices' regions.
-func (ev *evalRun) addRegionErrors(region []uint8, ref []geom.Vec3, fines [][]geom.Vec3) {
-	if ev.regErr == nil {
-		ev.regErr = make([][wrinkle.NumRoles + 1]float64, len(fines))
-	}
-	for v, r := range region {
-		ev.regN[r]++
-		for m, xs := range fines {
-			ev.regErr[m][r] += xs[v].Dist(ref[v])
-		}
-	}
-}
-
-// regionRows returns per garment region its vertices and each method's
-// mean error (mm) against the reference.
-func regionRows(ev *evalRun) [][]string {
-	var rows [][]string
-	for r := range ev.regN {
-		if ev.regN[r] == 0 {
-			continue
-		}
-		name := "root (no joint)"
-		if r < int(wrinkle.NumRoles) {
-			name = wrinkle.Role(r).String()
-		}
-		row := []string{name, fmt.Sprint(ev.regN[r] / max(1, len(ev.stats)))}
-		for m := 1; m < len(ev.regErr); m++ {
-			row = append(row, fmt.Sprintf("%.1f", 1000*ev.regErr[m][r]/float64(ev.regN[r])))
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func regionHeader(ev *evalRun) []string {
-	h := []string{"region", "vertices"}
-	for _, m := range evalMethods[1:] {
-		h = append(h, m+" (mm)")
-	}
-	if len(ev.regErr) > len(evalMethods) {
-		for _, m := range diagMethods {
-			h = append(h, m+" (mm)")
-		}
-	}
-	return h
-}
 
 // angleRange is one sampled DoF's angles over the clip against the
 // database's sampled range (degrees), and the frames outside it, which
@@ -506,7 +463,11 @@ func printEval(w io.Writer, ev *evalRun) {
 	for d, name := range diagMethods {
 		if d < len(ev.diag) {
 			m, mx := meanError(ev.diag[d])
-			fmt.Fprintf(w, "diagnosis: %-34s mean %.1f mm, max %.1f mm\n", name, m*1000, mx*1000)
+			fmt.Fprintf(w, "diagnosis: %-34s mean %.1f mm, max %.1f mm", name, m*1000, mx*1000)
+			if d < len(ev.diagCurv) && len(ev.diagCurv[d]) > 0 {
+				fmt.Fprintf(w, "; Σ|H|A %.0f%% of ref, r %.2f", 100*meanOf(ev.diagCurv[d])/math.Max(meanOf(ev.curv[0]), 1e-12), pearson(ev.diagCurv[d], ev.curv[0]))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	printErrorOverTime(w, ev)
@@ -536,6 +497,21 @@ func printEval(w io.Writer, ev *evalRun) {
 		for _, r := range rows {
 			fmt.Fprintf(w, "  %-16s %8s %22s %12s %8s %9s", r[0], r[1], r[2], r[3], r[4], r[5])
 			for _, c := range r[6:] {
+				fmt.Fprintf(w, " %14s", c)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if rows := regionCurvRows(ev); len(rows) > 0 {
+		fmt.Fprintln(w, "curvature by garment region: the reference's Σ|H|A over the region (m, mean and std over frames) and each method's Pearson r with it:")
+		fmt.Fprintf(w, "  %-16s %8s %7s %22s %12s %8s %9s", "region", "ref", "std", "synthesized+transfer", "synthesized", "coarse", "skinning")
+		if len(rows[0]) > 7 {
+			fmt.Fprintf(w, " %14s %14s", "onto ref (d)", "ref coarse (d)")
+		}
+		fmt.Fprintln(w)
+		for _, r := range rows {
+			fmt.Fprintf(w, "  %-16s %8s %7s %22s %12s %8s %9s", r[0], r[1], r[2], r[3], r[4], r[5], r[6])
+			for _, c := range r[7:] {
 				fmt.Fprintf(w, " %14s", c)
 			}
 			fmt.Fprintln(w)
@@ -625,6 +601,11 @@ func writeEvalReport(path string, ev *evalRun, s *scene.Scene, garments *mesh.Me
 	}
 	if rows := regionRows(ev); len(rows) > 0 {
 		if err := rep.Table(report.Table{Caption: "Mean error against the reference by garment region (wang2010 Fig. 4)", Header: regionHeader(ev), Rows: rows}); err != nil {
+			return err
+		}
+	}
+	if rows := regionCurvRows(ev); len(rows) > 0 {
+		if err := rep.Table(report.Table{Caption: "Curvature by garment region: the reference's Σ|H|A over the region and each method's Pearson r with it frame by frame", Header: regionCurvHeader(ev), Rows: rows}); err != nil {
 			return err
 		}
 	}

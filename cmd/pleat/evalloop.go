@@ -48,12 +48,21 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 			n, len(refFrames[0]), len(s.Clip.Poses), nv)
 	}
 	ev := &evalRun{nf: nv, curv: make([][]float64, len(evalMethods)), err: make([][]metrics.Error, len(evalMethods)),
-		diag: make([][]metrics.Error, len(diagMethods))}
-	cf, err := metrics.NewCurvature(p.Mesh())
+		diag: make([][]metrics.Error, len(diagMethods)), diagCurv: make([][]float64, len(diagMethods))}
+	kept := p.Coarse().Kept
+	var fineReg, coarseReg []uint8
+	if db.Regions != nil && len(db.Regions.Region) == nv {
+		fineReg = db.Regions.Region
+		coarseReg = make([]uint8, len(kept))
+		for i, u := range kept {
+			coarseReg[i] = fineReg[u]
+		}
+	}
+	cf, err := newCurvMeter(p.Mesh(), fineReg)
 	if err != nil {
 		return nil, err
 	}
-	cc, err := metrics.NewCurvature(p.Coarse().Mesh)
+	cc, err := newCurvMeter(p.Coarse().Mesh, coarseReg)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +72,6 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 	}
 	x, skinX := make([]geom.Vec3, nv), make([]geom.Vec3, nv)
 	emb := make([]geom.Vec3, nv)
-	kept := p.Coarse().Kept
 	refC := make([]geom.Vec3, len(kept))
 	diagX := [][]geom.Vec3{make([]geom.Vec3, nv), make([]geom.Vec3, nv)}
 	var skin []geom.Rigid
@@ -118,9 +126,15 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 				return nil, fmt.Errorf("frame %d: %s: error: %w", fr, diagMethods[d], err)
 			}
 			ev.diag[d] = append(ev.diag[d], e)
+			c, sums, err := cf.sum(xs)
+			if err != nil {
+				return nil, fmt.Errorf("frame %d: %s: curvature: %w", fr, diagMethods[d], err)
+			}
+			ev.diagCurv[d] = append(ev.diagCurv[d], c)
+			ev.addRegionCurv(len(evalMethods)+d, sums)
 		}
-		if db.Regions != nil && len(db.Regions.Region) == nv {
-			ev.addRegionErrors(db.Regions.Region, refFrames[fr], append(fines, diagX...))
+		if fineReg != nil {
+			ev.addRegionErrors(fineReg, refFrames[fr], append(fines, diagX...))
 		}
 		bodyX = skel.LBS(s.Character.Body.Verts, s.Character.Weights, skin, bodyX)
 		body.SetFrame(bodyX)
@@ -136,18 +150,20 @@ func evalLoop(ctx context.Context, cmd *cobra.Command, db *wrinkle.DB, s *scene.
 // measure adds frame fr's curvature sum and error against ref of every
 // method (fines in evalMethods order; the coarse method's curvature is
 // the coarse mesh's, at coarse).
-func (ev *evalRun) measure(fr int, fines [][]geom.Vec3, coarse, ref []geom.Vec3, cf, cc *metrics.Curvature) error {
+func (ev *evalRun) measure(fr int, fines [][]geom.Vec3, coarse, ref []geom.Vec3, cf, cc *curvMeter) error {
 	for m, xs := range fines {
 		var c float64
+		var sums []float64
 		var err error
 		if evalMethods[m] == "coarse" {
-			c, err = cc.Sum(coarse)
+			c, sums, err = cc.sum(coarse)
 		} else {
-			c, err = cf.Sum(xs)
+			c, sums, err = cf.sum(xs)
 		}
 		if err != nil {
 			return fmt.Errorf("frame %d: %s: curvature: %w", fr, evalMethods[m], err)
 		}
+		ev.addRegionCurv(m, sums)
 		e, err := metrics.FrameError(xs, ref)
 		if err != nil {
 			return fmt.Errorf("frame %d: %s: error: %w", fr, evalMethods[m], err)

@@ -47,7 +47,7 @@ func TestSynthEval(t *testing.T) {
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, text)
 	}
-	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "left_elbow", "pleat serve reference=", "calibration: the coarse garment settled in the rest pose"} {
+	for _, want := range []string{"synthesized+transfer", "skinning", "penetration of the result", "mean error by garment region", "curvature by garment region", "left_elbow", "pleat serve reference=", "calibration: the coarse garment settled in the rest pose"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, text)
 		}
