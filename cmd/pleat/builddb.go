@@ -29,7 +29,7 @@ type builddbFlags struct {
 	poseTol                   float64 // mm
 	keepInvalid, skipInvalid  bool
 	skipUnsettled, noCoarse   bool
-	noCoarseSamples           bool
+	noCoarseSamples, fullFine bool
 	coarseSampleVerts         int
 	noSqueeze                 bool
 	noCreases                 bool
@@ -102,6 +102,7 @@ build with its name; one that does not come to rest is kept and reported
 	fl.Float64Var(&f.strainRelax, "strain-relax", build.DefaultStrainRelax, "over-relaxation of the strain limiting sweeps while samples settle, 1 to 1.95 (1: plain Gauss–Seidel; 0: the default)")
 	fl.IntVar(&f.coarse, "coarse", 0, fmt.Sprintf("vertices of the coarse refinement each sample settles on first, then carried to --verts and settled again (0: --verts/%d when --verts is at least %d; -1: --verts/%d whenever --verts refines)", build.DefaultCoarseRatio, build.DefaultCoarseMinVerts, build.DefaultCoarseRatio))
 	fl.BoolVar(&f.noCoarse, "no-coarse", false, "settle each sample on the --verts garment alone (no coarse stage)")
+	fl.BoolVar(&f.fullFine, "full-fine-stage", false, "after the coarse stage, settle the whole garment again (by default only the part the sample's joint stores, 25 mm around it, the cut held where the coarse stage put it)")
 	fl.BoolVar(&f.noCoarseSamples, "no-coarse-samples", false, "leave out the coarse samples: the online pipeline's coarse garment settled in each sample's pose, with which synth and eval correct the coarse simulation pose by pose (without them, only the rest pose's bias)")
 	fl.IntVar(&f.coarseSampleVerts, "coarse-sample-verts", 0, "vertices of the coarse samples' garment: the --coarse-verts synth and eval will be given (0: their default, 700)")
 	fl.BoolVar(&f.noSqueeze, "no-squeeze", false, "leave cloth caught in a closing crease of the body (inner elbow, back of the knee, armpit) where the colliders hold it, instead of moving it toward the opening")
@@ -163,6 +164,7 @@ func builderOptions(mf *simFlags, f *builddbFlags) (build.Options, error) {
 		return opt, fmt.Errorf("--coarse-sample-verts %d: want 0 (the default) or a vertex count", f.coarseSampleVerts)
 	}
 	opt.NoCoarseSamples = f.noCoarseSamples
+	opt.FullFineStage = f.fullFine
 	opt.CoarseSamples.Verts = f.coarseSampleVerts
 	return opt, nil
 }

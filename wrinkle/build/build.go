@@ -48,6 +48,12 @@ type Options struct {
 	// NoCoarse turns the coarse stage off (each sample settles on the
 	// fine garment alone), whatever Coarse says.
 	NoCoarse bool
+	// FullFineStage settles the whole garment in the fine stage. By
+	// default the fine stage settles only the part of the garment the
+	// sample's role stores, with FineStageMargin around it, its cut held
+	// at the coarse stage's shape (see subStage): on the MakeHuman suit at
+	// 25k vertices, a fine stage of 8-39 % of the vertices.
+	FullFineStage bool
 	// NoCoarseSamples leaves out the coarse samples: by default every
 	// sample also settles the coarse garment the online pipeline
 	// simulates (wrinkle/online.CoarseSettler: about 700 vertices, from
@@ -243,6 +249,7 @@ type Builder struct {
 	samples  *online.CoarseSettler // nil: Options.NoCoarseSamples
 	verts    int
 	check    *poseChecker
+	subs     [wrinkle.NumRoles]subStage
 }
 
 // New is NewContext without a context.
@@ -389,6 +396,10 @@ func (b *Builder) settings() (json.RawMessage, error) {
 		s.CoarseVerts = b.opt.Coarse
 		s.Start = fmt.Sprintf("fresh simulators per sample: the garment refined to %d vertices (coarse_verts) settled into the pose from its rest settle, "+
 			"carried over barycentrically to these vertices and settled again in the pose (no transition, zero velocity)", b.coarse.verts)
+		if !b.opt.FullFineStage {
+			s.Start += fmt.Sprintf("; the second settle only on the vertices the sample's role stores and %d rings of triangles around them, "+
+				"the cut held where the first put it, the rest of the garment left there", b.fineRings())
+		}
 	}
 	out, err := json.Marshal(s)
 	if err != nil {
@@ -602,6 +613,11 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 		from = c.carry(x, skel.SkinMatrices(b.ch.Skeleton, pose, nil), b.start)
 		settle.Transition = 1e-9 // the body is in the pose already
 	}
+	if from != nil && !b.opt.FullFineStage {
+		if st := b.subFor(s.Role); st.prep != nil || st.err != nil {
+			return b.settlePart(ctx, s, st, pose, settle, from, res, t0)
+		}
+	}
 	t1 := time.Now()
 	sm, err := b.prep.New()
 	if err != nil {
@@ -626,11 +642,17 @@ func (b *Builder) settleSample(ctx context.Context, k int) ([]geom.Vec3, SampleR
 		}
 		return nil, res, &SampleError{s, err}
 	}
-	if len(fr.X) != len(b.pieces) {
-		return nil, res, &SampleError{s, fmt.Errorf("the simulator has %d pieces, the first had %d", len(fr.X), len(b.pieces))}
+	return b.finishSample(s, fr.X, sr, res)
+}
+
+// finishSample joins a sample's settled pieces into the garment and
+// checks and records them.
+func (b *Builder) finishSample(s wrinkle.Sample, xs [][]geom.Vec3, sr sim.SettleResult, res SampleResult) ([]geom.Vec3, SampleResult, error) {
+	if len(xs) != len(b.pieces) {
+		return nil, res, &SampleError{s, fmt.Errorf("the simulator has %d pieces, the first had %d", len(xs), len(b.pieces))}
 	}
 	pos := make([]geom.Vec3, 0, b.verts)
-	for _, x := range fr.X {
+	for _, x := range xs {
 		pos = append(pos, x...)
 	}
 	if len(pos) != b.verts {
